@@ -1,0 +1,51 @@
+// Scheduling metrics of one simulated schedule (definitions in
+// docs/simulator.md; they follow the LOS thesis and the fairness paper).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "sim/simulator.hpp"
+
+namespace los {
+
+// Per-job metrics, in workload order.
+struct JobMetrics {
+  double wait;
+  double response;
+  double slowdown;          // response / max(run time, 1 s)
+  double bounded_slowdown;  // max(response / max(run time, tau), 1)
+};
+
+std::vector<JobMetrics> job_metrics(const SimResult& r, double bsld_tau);
+
+// Normalized user wait time of each user: total wait / max(1, total
+// run time x size) over the user's jobs.
+struct UserFairness {
+  int user;
+  int jobs;
+  double nuwt;
+};
+std::vector<UserFairness> user_fairness(const SimResult& r);
+
+struct Summary {
+  std::string policy;
+  std::size_t jobs = 0;
+  std::size_t dropped = 0;
+  std::size_t killed = 0;
+  double mean_wait = 0, p50_wait = 0, p90_wait = 0, p99_wait = 0, max_wait = 0;
+  double mean_response = 0;
+  double mean_slowdown = 0;
+  double mean_bsld = 0;
+  double utilization = 0;      // sum(size x executed) / (makespan x units)
+  double makespan = 0;         // last end - first submit
+  double loss_of_capacity = 0; // idle unit-seconds while jobs wait / (makespan x units)
+  double fairness_F = 0;       // sum over users of (mean NUWT - NUWT)^2
+  double mean_nuwt = 0;        // over users with two or more jobs
+  double mean_queue_length = 0;  // over scheduling steps
+  double wall_seconds = 0;
+};
+
+Summary summarize(const SimResult& r, double bsld_tau);
+
+}  // namespace los

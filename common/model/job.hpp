@@ -1,0 +1,33 @@
+// The scheduling model: jobs as the policies see them.
+//
+// Time is integral seconds (SWF and Slurm both count whole seconds), so every
+// comparison in the planner and the policies is exact and a replay is
+// bit-for-bit reproducible.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+
+namespace los {
+
+using Time = std::int64_t;
+using JobId = std::int64_t;
+
+// "Never": the end of a profile, the start of a job that cannot fit.
+inline constexpr Time kTimeInfinity = std::numeric_limits<Time>::max() / 4;
+
+// A job as submitted. `size` counts allocation units: processors when a trace
+// is simulated, whole nodes on a live Slurm partition.
+struct Job {
+  JobId id = 0;
+  int user = -1;
+  int group = -1;
+  int partition = -1;
+  Time submit = 0;
+  int size = 0;
+  Time estimate = 0;  // the user's runtime estimate (the wall-clock limit), > 0
+  Time runtime = 0;   // actual run time where known (simulation); >= 0
+  double priority = 0;  // live systems: the resource manager's priority
+};
+
+}  // namespace los

@@ -1,0 +1,332 @@
+#include "planner/planner.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+namespace los {
+
+Planner::Planner(std::int64_t capacity, Time origin)
+    : capacity_(capacity), origin_(origin), rng_(0x5eed) {
+  root_ = make_node(origin, capacity);
+}
+
+Planner::Index Planner::make_node(Time key, std::int64_t value) {
+  Node n{key, value, value, value, 0, static_cast<std::uint32_t>(rng_()), kNil, kNil};
+  ++count_;
+  if (!free_list_.empty()) {
+    const Index i = free_list_.back();
+    free_list_.pop_back();
+    nodes_[i] = n;
+    return i;
+  }
+  nodes_.push_back(n);
+  return static_cast<Index>(nodes_.size() - 1);
+}
+
+void Planner::free_tree(Index t) {
+  // Iterative: a degenerate subtree must not overflow the stack.
+  std::vector<Index> stack;
+  if (t != kNil) stack.push_back(t);
+  while (!stack.empty()) {
+    const Index i = stack.back();
+    stack.pop_back();
+    if (nodes_[i].left != kNil) stack.push_back(nodes_[i].left);
+    if (nodes_[i].right != kNil) stack.push_back(nodes_[i].right);
+    free_list_.push_back(i);
+    --count_;
+  }
+}
+
+void Planner::apply(Index t, std::int64_t delta) const {
+  if (t == kNil) return;
+  Node& n = nodes_[t];
+  n.value += delta;
+  n.lo += delta;
+  n.hi += delta;
+  n.lazy += delta;
+}
+
+void Planner::push(Index t) const {
+  Node& n = nodes_[t];
+  if (n.lazy != 0) {
+    apply(n.left, n.lazy);
+    apply(n.right, n.lazy);
+    n.lazy = 0;
+  }
+}
+
+void Planner::pull(Index t) {
+  Node& n = nodes_[t];
+  n.lo = n.hi = n.value;
+  if (n.left != kNil) {
+    n.lo = std::min(n.lo, nodes_[n.left].lo);
+    n.hi = std::max(n.hi, nodes_[n.left].hi);
+  }
+  if (n.right != kNil) {
+    n.lo = std::min(n.lo, nodes_[n.right].lo);
+    n.hi = std::max(n.hi, nodes_[n.right].hi);
+  }
+}
+
+void Planner::split(Index t, Time key, Index& l, Index& r) {
+  if (t == kNil) {
+    l = r = kNil;
+    return;
+  }
+  push(t);
+  if (nodes_[t].key < key) {
+    split(nodes_[t].right, key, nodes_[t].right, r);
+    l = t;
+  } else {
+    split(nodes_[t].left, key, l, nodes_[t].left);
+    r = t;
+  }
+  pull(t);
+}
+
+Planner::Index Planner::merge(Index l, Index r) {
+  if (l == kNil) return r;
+  if (r == kNil) return l;
+  if (nodes_[l].prio > nodes_[r].prio) {
+    push(l);
+    nodes_[l].right = merge(nodes_[l].right, r);
+    pull(l);
+    return l;
+  }
+  push(r);
+  nodes_[r].left = merge(l, nodes_[r].left);
+  pull(r);
+  return r;
+}
+
+Planner::Index Planner::rightmost(Index t) const {
+  while (t != kNil) {
+    push(t);
+    if (nodes_[t].right == kNil) return t;
+    t = nodes_[t].right;
+  }
+  return kNil;
+}
+
+Planner::Index Planner::leftmost(Index t) const {
+  while (t != kNil) {
+    push(t);
+    if (nodes_[t].left == kNil) return t;
+    t = nodes_[t].left;
+  }
+  return kNil;
+}
+
+Planner::Index Planner::floor_node(Time t) const {
+  Index best = kNil;
+  Index cur = root_;
+  while (cur != kNil) {
+    push(cur);
+    if (nodes_[cur].key <= t) {
+      best = cur;
+      cur = nodes_[cur].right;
+    } else {
+      cur = nodes_[cur].left;
+    }
+  }
+  return best;
+}
+
+std::int64_t Planner::free_at(Time t) const {
+  const Index n = floor_node(std::max(t, origin_));
+  return nodes_[n].value;
+}
+
+Time Planner::first_after(Time x, std::int64_t size, bool want_at_least) const {
+  return first_after(root_, x, size, want_at_least);
+}
+
+Time Planner::first_after(Index t, Time x, std::int64_t size, bool want_at_least) const {
+  // Descends like a segment tree's "first index >= l satisfying p": the
+  // subtree bounds prune every branch that cannot hold an answer.
+  auto may_hold = [&](Index s) {
+    if (s == kNil) return false;
+    return want_at_least ? nodes_[s].hi >= size : nodes_[s].lo < size;
+  };
+  while (t != kNil) {
+    if (!may_hold(t)) return kTimeInfinity;
+    push(t);
+    const Node& n = nodes_[t];
+    if (n.key <= x) {
+      t = n.right;
+      continue;
+    }
+    if (may_hold(n.left)) {
+      const Time found = first_after(n.left, x, size, want_at_least);
+      if (found != kTimeInfinity) return found;
+    }
+    if (want_at_least ? n.value >= size : n.value < size) return n.key;
+    t = n.right;
+  }
+  return kTimeInfinity;
+}
+
+std::int64_t Planner::min_free(Time a, Time b) const {
+  a = std::max(a, origin_);
+  std::int64_t m = free_at(a);
+  if (b <= a) return m;
+  // Minimum over the breakpoints strictly inside (a, b): descend to the node
+  // where the paths to a and b part, then take whole subtrees on the way down.
+  Index t = root_;
+  while (t != kNil) {
+    push(t);
+    const Node& n = nodes_[t];
+    if (n.key <= a) {
+      t = n.right;
+    } else if (n.key >= b) {
+      t = n.left;
+    } else {
+      break;
+    }
+  }
+  if (t == kNil) return m;
+  m = std::min(m, nodes_[t].value);
+  for (Index s = nodes_[t].left; s != kNil;) {  // keys > a in the left part
+    push(s);
+    const Node& n = nodes_[s];
+    if (n.key > a) {
+      m = std::min(m, n.value);
+      if (n.right != kNil) m = std::min(m, nodes_[n.right].lo);
+      s = n.left;
+    } else {
+      s = n.right;
+    }
+  }
+  for (Index s = nodes_[t].right; s != kNil;) {  // keys < b in the right part
+    push(s);
+    const Node& n = nodes_[s];
+    if (n.key < b) {
+      m = std::min(m, n.value);
+      if (n.left != kNil) m = std::min(m, nodes_[n.left].lo);
+      s = n.right;
+    } else {
+      s = n.left;
+    }
+  }
+  return m;
+}
+
+Time Planner::earliest_start(std::int64_t size, Time duration, Time not_before,
+                             Time horizon) const {
+  Time x = std::max(not_before, origin_);
+  if (x >= horizon) return horizon;
+  if (size <= 0) return x;
+  if (size > nodes_[root_].hi) return horizon;  // never that many free units
+  for (;;) {
+    // Earliest candidate at or after x where enough units are free.
+    Time s = x;
+    if (free_at(x) < size) {
+      s = first_after(x, size, /*want_at_least=*/true);
+      if (s == kTimeInfinity) return horizon;
+    }
+    if (s >= horizon) return horizon;
+    // First point in the window where the units run short; none means s fits.
+    const Time window_end = std::min(duration >= kTimeInfinity - s ? kTimeInfinity : s + duration, horizon);
+    const Time bad = first_after(s, size, /*want_at_least=*/false);
+    if (bad >= window_end) return s;
+    x = bad;
+  }
+}
+
+void Planner::ensure_breakpoint(Time t) {
+  if (t >= kTimeInfinity) return;
+  const Index f = floor_node(t);
+  if (nodes_[f].key == t) return;
+  const std::int64_t v = nodes_[f].value;
+  Index l, r;
+  split(root_, t, l, r);
+  root_ = merge(merge(l, make_node(t, v)), r);
+}
+
+void Planner::erase_if_redundant(Time t) {
+  if (t <= origin_ || t >= kTimeInfinity) return;
+  const Index at = floor_node(t);
+  if (at == kNil || nodes_[at].key != t) return;
+  const Index before = floor_node(t - 1);
+  if (before == kNil || nodes_[before].value != nodes_[at].value) return;
+  Index l, m, r;
+  split(root_, t, l, m);
+  split(m, t + 1, m, r);
+  free_tree(m);
+  root_ = merge(l, r);
+}
+
+void Planner::add(Time a, Time b, std::int64_t delta) {
+  a = std::max(a, origin_);
+  if (b <= a || delta == 0) return;
+  ensure_breakpoint(a);
+  ensure_breakpoint(b);
+  Index l, m, r;
+  split(root_, a, l, m);
+  if (b < kTimeInfinity) {
+    split(m, b, m, r);
+  } else {
+    r = kNil;
+  }
+  apply(m, delta);
+  root_ = merge(merge(l, m), r);
+  erase_if_redundant(a);
+  erase_if_redundant(b);
+}
+
+void Planner::reserve(Time start, Time duration, std::int64_t size) {
+  if (size <= 0 || duration <= 0) return;
+  const Time end = duration >= kTimeInfinity - start ? kTimeInfinity : start + duration;
+  const std::int64_t m = min_free(start, end);
+  if (m < size) {
+    throw std::logic_error("planner: reserving " + std::to_string(size) + " units over [" +
+                           std::to_string(start) + ", " + std::to_string(end) + ") but only " +
+                           std::to_string(m) + " are free there");
+  }
+  add(start, end, -size);
+}
+
+void Planner::release(Time start, Time duration, std::int64_t size) {
+  if (size <= 0 || duration <= 0) return;
+  const Time end = duration >= kTimeInfinity - start ? kTimeInfinity : start + duration;
+  add(start, end, size);
+}
+
+void Planner::advance_to(Time t) {
+  if (t <= origin_) return;
+  ensure_breakpoint(t);
+  Index l, r;
+  split(root_, t, l, r);
+  free_tree(l);
+  root_ = r;
+  origin_ = t;
+}
+
+void Planner::collect(Index t, std::vector<AvailabilitySlot>& out) const {
+  // In-order traversal with an explicit stack (the treap is balanced in
+  // expectation, but this path must not depend on that).
+  std::vector<Index> stack;
+  Index cur = t;
+  while (cur != kNil || !stack.empty()) {
+    while (cur != kNil) {
+      push(cur);
+      stack.push_back(cur);
+      cur = nodes_[cur].left;
+    }
+    cur = stack.back();
+    stack.pop_back();
+    if (!out.empty()) out.back().end = nodes_[cur].key;
+    out.push_back({nodes_[cur].key, kTimeInfinity, nodes_[cur].value});
+    cur = nodes_[cur].right;
+  }
+}
+
+std::vector<AvailabilitySlot> Planner::slots() const {
+  std::vector<AvailabilitySlot> out;
+  out.reserve(count_);
+  collect(root_, out);
+  return out;
+}
+
+}  // namespace los

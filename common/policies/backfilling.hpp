@@ -1,0 +1,87 @@
+// Backfilling with a reservation depth: EASY, conservative, aggressive, depth-k.
+//
+// One algorithm (Mu'alem & Feitelson; the LOS thesis, appendix A): walking
+// the queue in order, a job that fits now without delaying any reservation
+// starts now; otherwise, while fewer than `depth` jobs hold a reservation, it
+// is given one at the earliest time it fits in the profile.
+//   aggressive    depth 0    no reservations at all
+//   easy          depth 1    the first blocked job holds the only reservation
+//   depth:k=K     depth K
+//   conservative  unlimited  every waiting job holds a reservation
+//
+// Reservations are promises kept across steps. When a job ends earlier than
+// its estimate the freed capacity is handed out by compression: holders are
+// revisited in order of their reserved start and each moves to its earliest
+// start if that is earlier. A holder never moves later, so (while running
+// jobs honour their estimates) no job starts after its first reservation.
+// With reservation depth 1 this is exactly EASY's shadow time and extra
+// units: the profile counts every job that ends at or before the shadow time
+// towards the extra units.
+//
+// State: the profile of running jobs and reservations, and the reservations
+// themselves. It is rebuilt from the snapshot when the events do not explain
+// it (a resync, a start this policy did not plan, a job past its estimate).
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <set>
+#include <tuple>
+#include <unordered_map>
+
+#include "policy/policy.hpp"
+
+namespace los {
+
+class BackfillingPolicy final : public Policy {
+ public:
+  static constexpr int kUnlimited = std::numeric_limits<int>::max();
+
+  // `label` is the canonical spelling returned by name().
+  BackfillingPolicy(int depth, std::string label);
+
+  std::string name() const override { return label_; }
+  StepResult step(const Snapshot& snapshot) override;
+  std::vector<PlannedStart> reservations() const override;
+  const Planner* plan() const override { return &planner_; }
+
+  int depth() const { return depth_; }
+
+ private:
+  struct Occupation {
+    int size;
+    Time end;  // where the profile expects the units back
+  };
+  struct Reservation {
+    int size;
+    Time start;
+    Time duration;
+    std::int64_t order;  // creation order: breaks ties between equal starts
+    bool starting;       // a start decision was issued; waiting for Started
+  };
+  using ByStart = std::set<std::tuple<Time, std::int64_t, JobId>>;
+
+  bool apply_events(const Snapshot& snapshot, bool& freed);
+  void rebuild(const Snapshot& snapshot);
+  void compress(Time now);
+  void add_reservation(JobId id, int size, Time start, Time duration);
+  void drop_reservation(JobId id);
+  void add_running(JobId id, int size, Time start, Time end);
+
+  int depth_;
+  std::string label_;
+  Planner planner_;
+  std::unordered_map<JobId, Occupation> running_;
+  std::set<std::pair<Time, JobId>> running_by_end_;
+  std::unordered_map<JobId, Reservation> reserved_;
+  ByStart reserved_by_start_;
+  std::int64_t next_order_ = 0;
+  int promised_ = 0;  // reservations not yet starting: the depth in use
+};
+
+PolicyPtr make_easy(const PolicySpec& spec);
+PolicyPtr make_conservative(const PolicySpec& spec);
+PolicyPtr make_aggressive(const PolicySpec& spec);
+PolicyPtr make_depth(const PolicySpec& spec);
+
+}  // namespace los

@@ -1,0 +1,293 @@
+#include "sim/simulator.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <queue>
+#include <unordered_map>
+
+#include "workload/transform.hpp"
+
+namespace los {
+namespace {
+
+enum class State : std::uint8_t { Future, Queued, Executing, Suspended, Done };
+
+struct JobState {
+  State state = State::Future;
+  Time remaining = 0;   // dedicated work still to do
+  Time stall = 0;       // overhead to pay before progressing
+  Time resumed_at = 0;  // when it last started executing
+  std::uint32_t version = 0;  // invalidates a scheduled completion
+  std::int32_t run_index = -1;  // position in snapshot.running
+};
+
+struct Event {
+  Time time;
+  std::uint8_t kind;  // 0 completion, 1 wake-up: completions first at one instant
+  std::uint64_t seq;
+  std::uint32_t job;
+  std::uint32_t version;
+  bool operator>(const Event& o) const {
+    if (time != o.time) return time > o.time;
+    if (kind != o.kind) return kind > o.kind;
+    return seq > o.seq;
+  }
+};
+
+class Engine {
+ public:
+  Engine(const Workload& w, Policy& policy, const SimOptions& options, SimObserver* observer)
+      : w_(w), policy_(policy), options_(options), observer_(observer), state_(w.jobs.size()) {
+    result_.policy = policy.name();
+    result_.workload = w.source;
+    result_.units = w.units;
+    result_.dropped = w.cleaning.dropped();
+    result_.jobs.resize(w.jobs.size());
+    index_.reserve(w.jobs.size());
+    for (std::size_t i = 0; i < w.jobs.size(); ++i) {
+      result_.jobs[i].job = w.jobs[i];
+      if (!index_.emplace(w.jobs[i].id, static_cast<std::uint32_t>(i)).second) {
+        throw SimulationError(w.source + ": job " + std::to_string(w.jobs[i].id) + " appears twice");
+      }
+      if (w.jobs[i].size <= 0 || w.jobs[i].size > w.units) {
+        throw SimulationError(w.source + ": job " + std::to_string(w.jobs[i].id) + " has size " +
+                              std::to_string(w.jobs[i].size) + " outside [1, " + std::to_string(w.units) + "]");
+      }
+    }
+    snap_.total_units = w.units;
+    snap_.free_units = w.units;
+  }
+
+  SimResult run() {
+    const auto wall0 = std::chrono::steady_clock::now();
+    const std::size_t n = w_.jobs.size();
+    std::size_t next_arrival = 0;
+    Time last = n ? w_.jobs.front().submit : 0;
+    std::uint64_t loops = 0;
+    while (next_arrival < n || !events_.empty()) {
+      Time t = kTimeInfinity;
+      if (next_arrival < n) t = w_.jobs[next_arrival].submit;
+      if (!events_.empty()) t = std::min(t, events_.top().time);
+      integrate(last, t);
+      last = t;
+      snap_.now = t;
+
+      bool happened = false;
+      while (!events_.empty() && events_.top().time == t) {
+        const Event e = events_.top();
+        events_.pop();
+        if (e.kind == 0) {
+          if (state_[e.job].state == State::Executing && state_[e.job].version == e.version) {
+            complete(e.job, t);
+            happened = true;
+          }
+        } else if (e.version == wake_version_) {
+          happened = true;
+        }
+      }
+      while (next_arrival < n && w_.jobs[next_arrival].submit == t) {
+        arrive(static_cast<std::uint32_t>(next_arrival++));
+        happened = true;
+      }
+      if (happened) schedule();
+      if (options_.progress && (++loops & 0x1fff) == 0) options_.progress(static_cast<double>(next_arrival) / n);
+    }
+    if (!snap_.queue.empty()) {
+      throw SimulationError("policy " + policy_.name() + " left " + std::to_string(snap_.queue.size()) +
+                            " jobs waiting (first: job " + std::to_string(snap_.queue.front().id) +
+                            ") with nothing running and nothing to come: it would never start them");
+    }
+    if (!snap_.running.empty()) {
+      throw SimulationError("policy " + policy_.name() + " left " + std::to_string(snap_.running.size()) +
+                            " jobs suspended at the end of the simulation");
+    }
+    result_.wall_seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+    if (options_.progress) options_.progress(1.0);
+    return std::move(result_);
+  }
+
+ private:
+  void integrate(Time from, Time to) {
+    if (to <= from || snap_.queue.empty()) return;
+    result_.idle_while_waiting += static_cast<double>(snap_.free_units) * static_cast<double>(to - from);
+  }
+
+  std::string who(JobId id) const {
+    return "policy " + policy_.name() + " at t=" + std::to_string(snap_.now) + ", job " + std::to_string(id);
+  }
+
+  void arrive(std::uint32_t i) {
+    const Job& j = w_.jobs[i];
+    JobState& s = state_[i];
+    s.state = State::Queued;
+    s.remaining = effective_runtime(j, options_.kill_at_estimate);
+    snap_.queue.push_back(j);
+    snap_.events.push_back({SnapshotEvent::Kind::Arrived, j.id, j.size, 0, j.estimate});
+  }
+
+  void schedule_completion(std::uint32_t i) {
+    JobState& s = state_[i];
+    ++s.version;
+    events_.push({s.resumed_at + s.stall + s.remaining, 0, seq_++, i, s.version});
+  }
+
+  // Progress of an executing job up to now: overhead first, then work.
+  void account_progress(std::uint32_t i) {
+    JobState& s = state_[i];
+    Time elapsed = snap_.now - s.resumed_at;
+    const Time paid = std::min(elapsed, s.stall);
+    s.stall -= paid;
+    elapsed -= paid;
+    s.remaining -= std::min(elapsed, s.remaining);
+    s.resumed_at = snap_.now;
+  }
+
+  void add_running(std::uint32_t i, Time start) {
+    state_[i].run_index = static_cast<std::int32_t>(snap_.running.size());
+    RunningJob r;
+    r.job = w_.jobs[i];
+    r.start = start;
+    snap_.running.push_back(std::move(r));
+  }
+
+  void remove_running(std::uint32_t i) {
+    const std::int32_t at = state_[i].run_index;
+    if (at != static_cast<std::int32_t>(snap_.running.size()) - 1) {
+      snap_.running[at] = std::move(snap_.running.back());
+      state_[index_.at(snap_.running[at].job.id)].run_index = at;
+    }
+    snap_.running.pop_back();
+    state_[i].run_index = -1;
+  }
+
+  void complete(std::uint32_t i, Time t) {
+    JobState& s = state_[i];
+    JobOutcome& o = result_.jobs[i];
+    s.state = State::Done;
+    o.end = t;
+    const Job& j = w_.jobs[i];
+    o.executed = effective_runtime(j, options_.kill_at_estimate);
+    o.killed = o.executed < j.runtime;
+    snap_.free_units += j.size;
+    const RunningJob& r = snap_.running[s.run_index];
+    snap_.events.push_back({SnapshotEvent::Kind::Ended, j.id, j.size, r.start, j.estimate});
+    remove_running(i);
+  }
+
+  void schedule() {
+    const StepResult step = policy_.step(snap_);
+    ++result_.steps;
+    result_.queue_length_sum += static_cast<double>(snap_.queue.size());
+    if (observer_) observer_->after_step(snap_, step, policy_);
+    snap_.events.clear();
+
+    bool started = false;
+    for (const Decision& d : step.decisions) {
+      const auto it = index_.find(d.job);
+      if (it == index_.end()) throw SimulationError(who(d.job) + ": no such job");
+      const std::uint32_t i = it->second;
+      JobState& s = state_[i];
+      const Job& j = w_.jobs[i];
+      switch (d.kind) {
+        case Decision::Kind::Start: {
+          if (s.state != State::Queued) throw SimulationError(who(d.job) + ": start of a job that is not waiting");
+          if (j.size > snap_.free_units) {
+            throw SimulationError(who(d.job) + ": start needs " + std::to_string(j.size) + " units but only " +
+                                  std::to_string(snap_.free_units) + " are free");
+          }
+          snap_.free_units -= j.size;
+          s.state = State::Executing;
+          s.resumed_at = snap_.now;
+          s.stall = d.overhead;
+          result_.overhead += static_cast<double>(j.size) * static_cast<double>(d.overhead);
+          result_.jobs[i].start = snap_.now;
+          add_running(i, snap_.now);
+          if (!d.nodes.empty()) snap_.running.back().nodes = d.nodes;
+          schedule_completion(i);
+          snap_.events.push_back({SnapshotEvent::Kind::Started, j.id, j.size, snap_.now, j.estimate});
+          started = true;
+          break;
+        }
+        case Decision::Kind::Suspend: {
+          if (s.state != State::Executing) throw SimulationError(who(d.job) + ": suspend of a job that is not executing");
+          account_progress(i);
+          ++s.version;  // its completion is off
+          s.state = State::Suspended;
+          snap_.free_units += j.size;
+          snap_.running[s.run_index].suspended = true;
+          ++result_.jobs[i].suspensions;
+          ++result_.suspensions;
+          snap_.events.push_back({SnapshotEvent::Kind::Suspended, j.id, j.size, result_.jobs[i].start, j.estimate});
+          break;
+        }
+        case Decision::Kind::Resume: {
+          if (s.state != State::Suspended) throw SimulationError(who(d.job) + ": resume of a job that is not suspended");
+          if (j.size > snap_.free_units) {
+            throw SimulationError(who(d.job) + ": resume needs " + std::to_string(j.size) + " units but only " +
+                                  std::to_string(snap_.free_units) + " are free");
+          }
+          snap_.free_units -= j.size;
+          s.state = State::Executing;
+          s.resumed_at = snap_.now;
+          s.stall += d.overhead;
+          result_.overhead += static_cast<double>(j.size) * static_cast<double>(d.overhead);
+          RunningJob& r = snap_.running[s.run_index];
+          r.suspended = false;
+          if (!d.nodes.empty()) r.nodes = d.nodes;
+          schedule_completion(i);
+          snap_.events.push_back({SnapshotEvent::Kind::Resumed, j.id, j.size, r.start, j.estimate});
+          break;
+        }
+        case Decision::Kind::Requeue: {
+          if (s.state != State::Executing && s.state != State::Suspended) {
+            throw SimulationError(who(d.job) + ": requeue of a job that is not running");
+          }
+          if (s.state == State::Executing) snap_.free_units += j.size;
+          ++s.version;
+          const RunningJob& r = snap_.running[s.run_index];
+          snap_.events.push_back({SnapshotEvent::Kind::Ended, j.id, j.size, r.start, j.estimate});
+          remove_running(i);
+          s.state = State::Queued;
+          s.stall = 0;
+          s.remaining = effective_runtime(j, options_.kill_at_estimate);
+          result_.jobs[i].start = -1;
+          // Back in the queue at its place by submit time.
+          const auto pos = std::upper_bound(snap_.queue.begin(), snap_.queue.end(), j,
+                                            [](const Job& a, const Job& b) { return a.submit < b.submit; });
+          snap_.queue.insert(pos, j);
+          snap_.events.push_back({SnapshotEvent::Kind::Arrived, j.id, j.size, 0, j.estimate});
+          break;
+        }
+      }
+    }
+    if (started) {
+      std::erase_if(snap_.queue, [&](const Job& j) { return state_[index_.at(j.id)].state != State::Queued; });
+    }
+    if (step.wakeup < kTimeInfinity && step.wakeup > snap_.now) {
+      ++wake_version_;
+      events_.push({step.wakeup, 1, seq_++, 0, wake_version_});
+    }
+  }
+
+  const Workload& w_;
+  Policy& policy_;
+  const SimOptions& options_;
+  SimObserver* observer_;
+  std::vector<JobState> state_;
+  std::unordered_map<JobId, std::uint32_t> index_;
+  std::priority_queue<Event, std::vector<Event>, std::greater<Event>> events_;
+  std::uint64_t seq_ = 0;
+  std::uint32_t wake_version_ = 0;
+  Snapshot snap_;
+  SimResult result_;
+};
+
+}  // namespace
+
+SimResult simulate(const Workload& workload, Policy& policy, const SimOptions& options, SimObserver* observer) {
+  Engine engine(workload, policy, options, observer);
+  return engine.run();
+}
+
+}  // namespace los

@@ -1,0 +1,80 @@
+// The event-driven simulator behind los-sim.
+//
+// Events: arrivals (from the workload), completions, and policy wake-ups (a
+// policy asks for one to end a time slice). All events at one instant are
+// processed first, in the order completions, arrivals, wake-ups; then the
+// policy takes one step and its decisions are applied in order.
+//
+// A running job has remaining work, not only an end time: it progresses at
+// rate 1 while executing, first paying off any overhead charged to it
+// (context switch, migration), and stops progressing while suspended. So the
+// same loop runs space-sharing policies (start only) and time-sharing ones
+// (start, suspend, resume). With kill_at_estimate (the default) a job's work
+// is min(run time, estimate): its limit counts execution time.
+//
+// The simulator checks every decision against the machine: a start or resume
+// beyond the free units, or of a job in the wrong state, is a policy bug and
+// throws SimulationError naming the policy, time and job.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "policy/policy.hpp"
+#include "workload/swf.hpp"
+
+namespace los {
+
+class SimulationError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct SimOptions {
+  bool kill_at_estimate = true;
+  // Called now and then with the fraction of arrivals processed.
+  std::function<void(double)> progress;
+};
+
+// What happened to one job.
+struct JobOutcome {
+  Job job;
+  Time start = -1;        // first start
+  Time end = -1;
+  Time executed = 0;      // dedicated run time actually done
+  bool killed = false;    // stopped at its estimate
+  int suspensions = 0;
+
+  Time wait() const { return start - job.submit; }
+  Time response() const { return end - job.submit; }
+};
+
+struct SimResult {
+  std::string policy;
+  std::string workload;
+  int units = 0;
+  std::size_t dropped = 0;          // jobs the workload's cleaning dropped
+  std::vector<JobOutcome> jobs;     // in workload order
+  // Integrals over simulated time, in unit-seconds.
+  double idle_while_waiting = 0;    // free units while some job waits (loss of capacity)
+  double overhead = 0;              // units executing but paying overhead
+  std::size_t steps = 0;
+  double queue_length_sum = 0;      // summed over steps (mean queue = sum / steps)
+  std::size_t suspensions = 0;
+  double wall_seconds = 0;
+};
+
+// Sees every step: the invariant checker and tests hook in here.
+class SimObserver {
+ public:
+  virtual ~SimObserver() = default;
+  virtual void after_step(const Snapshot& snapshot, const StepResult& result, const Policy& policy) = 0;
+};
+
+SimResult simulate(const Workload& workload, Policy& policy, const SimOptions& options = {},
+                   SimObserver* observer = nullptr);
+
+}  // namespace los

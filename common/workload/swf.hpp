@@ -1,0 +1,85 @@
+// The Standard Workload Format (Feitelson et al., Parallel Workloads Archive):
+// reading traces, plain or gzip-compressed, and writing workloads and
+// simulated schedules.
+//
+// Real traces are dirty. The reader cleans them and counts what it did, so a
+// researcher can report it (docs/simulator.md lists every rule):
+//   requested size -1          use the allocated size
+//   size 0 (or both missing)   dropped, counted
+//   size above the machine     dropped, counted
+//   run time -1 (unknown)      dropped, counted
+//   run time 0 (cancelled)     kept: it waits, starts and ends at once
+//   estimate -1 or 0           the run time is the estimate (at least 1 s)
+//   run time > estimate        kept and counted; the simulator kills the job
+//                              at its estimate unless --no-kill
+//   submit times out of order  sorted (stable), counted, warned about
+// Malformed input is an error naming file, line and field: a non-numeric
+// field, a wrong field count, a size below -1, a negative submit time, a
+// truncated or corrupt gzip stream, a missing file.
+#pragma once
+
+#include <cstddef>
+#include <ostream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "model/job.hpp"
+
+namespace los {
+
+class WorkloadError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// What cleaning a trace did.
+struct CleaningReport {
+  std::size_t records = 0;               // job lines read
+  std::size_t dropped_zero_size = 0;
+  std::size_t dropped_oversize = 0;
+  std::size_t dropped_unknown_runtime = 0;
+  std::size_t size_from_allocated = 0;   // requested size was -1
+  std::size_t estimate_from_runtime = 0; // estimate was -1 or 0
+  std::size_t runtime_over_estimate = 0;
+  std::size_t cancelled = 0;             // run time 0
+  std::size_t out_of_order = 0;          // submit earlier than the line before
+
+  std::size_t dropped() const { return dropped_zero_size + dropped_oversize + dropped_unknown_runtime; }
+};
+
+struct Workload {
+  std::string source;   // file name or generator description
+  int units = 0;        // machine size in allocation units
+  std::vector<Job> jobs;  // sorted by submit time, ids unique
+  CleaningReport cleaning;
+  std::vector<std::string> header;  // the trace's header comment lines, without ';'
+};
+
+struct SwfReadOptions {
+  // Machine size; 0 takes it from the header (MaxProcs, else MaxNodes).
+  int units = 0;
+};
+
+// Reads and cleans an SWF file (".gz" or plain; gzip is detected by content).
+Workload read_swf(const std::string& path, const SwfReadOptions& options = {});
+
+// Parses SWF text already in memory (tests, generated data). `name` stands
+// for the file name in error messages.
+Workload parse_swf(const std::string& text, const std::string& name, const SwfReadOptions& options = {});
+
+// One line of SWF output: the 18 fields.
+struct SwfRecord {
+  long long job = 0, submit = 0, wait = -1, runtime = -1, alloc = -1;
+  double avg_cpu = -1;
+  long long used_mem = -1, req_procs = -1, req_time = -1, req_mem = -1, status = -1, user = -1, group = -1,
+            executable = -1, queue = -1, partition = -1, preceding = -1, think = -1;
+};
+
+// The record of a job as submitted (wait -1, status 1).
+SwfRecord swf_record(const Job& job);
+
+// Writes header comments (each prefixed "; ") and records.
+void write_swf(std::ostream& out, const std::vector<std::string>& header, const std::vector<SwfRecord>& records);
+
+}  // namespace los

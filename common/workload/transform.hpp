@@ -1,0 +1,31 @@
+// Reshaping a workload before simulation: a window of jobs, the offered load,
+// the runtime scale. Each is documented in docs/simulator.md.
+#pragma once
+
+#include <cstddef>
+
+#include "workload/swf.hpp"
+
+namespace los {
+
+// The work a job asks of the machine: its run time, cut at the estimate when
+// jobs are killed there.
+Time effective_runtime(const Job& job, bool kill_at_estimate);
+
+// Offered load: sum(size x effective run time) / (units x (last submit - first submit)).
+// 0 for fewer than two distinct submit times.
+double offered_load(const Workload& w, bool kill_at_estimate);
+
+// Keeps jobs [skip, skip + count) of the submit-ordered list (count 0: all).
+void cut_window(Workload& w, std::size_t skip, std::size_t count);
+
+// Multiplies every inter-arrival time by offered_load / target (the LOS
+// thesis's method), so the offered load becomes `target`. Returns the factor.
+// Throws WorkloadError if the load is undefined (one submit time).
+double scale_to_load(Workload& w, double target, bool kill_at_estimate);
+
+// Multiplies run times and estimates by `factor` (rounded, estimates >= 1 s),
+// as the gang-scheduling paper varies its load.
+void scale_runtimes(Workload& w, double factor);
+
+}  // namespace los

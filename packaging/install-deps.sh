@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Installs every Debian 12 package LOS needs to build, test and run.
+# Idempotent; run as root on a fresh machine. Used by the README, CI and admins.
+#
+#   packaging/install-deps.sh            # build + test dependencies
+#   LOS_DEPS_QUIET=1 packaging/install-deps.sh   # less apt output
+set -euo pipefail
+
+if [ "$(id -u)" -ne 0 ]; then
+  echo "install-deps.sh: must run as root (it calls apt-get)" >&2
+  exit 1
+fi
+
+packages=(
+  # toolchain
+  build-essential cmake pkg-config git ca-certificates
+  # libraries of the policy engine, daemon and tools
+  zlib1g-dev nlohmann-json3-dev libboost-dev libyaml-cpp-dev
+  prometheus-cpp-dev libsystemd-dev
+  # tests and benchmarks
+  libgtest-dev libgmock-dev libbenchmark-dev
+  # result plots
+  gnuplot-nox
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps.sh: all ${#packages[@]} packages already installed"
+  exit 0
+fi
+
+export DEBIAN_FRONTEND=noninteractive
+q=()
+[ "${LOS_DEPS_QUIET:-0}" = 1 ] && q=(-qq)
+apt-get update "${q[@]}"
+apt-get install -y --no-install-recommends "${q[@]}" "${missing[@]}"
+echo "install-deps.sh: installed ${missing[*]}"

@@ -1,0 +1,283 @@
+// los-sim: runs LOS's scheduling policies on a workload and reports how they did.
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "metrics/summary.hpp"
+#include "policy/registry.hpp"
+#include "report.hpp"
+#include "sim/invariants.hpp"
+#include "sim/simulator.hpp"
+#include "util/parse.hpp"
+#include "workload/swf.hpp"
+#include "workload/transform.hpp"
+
+namespace {
+
+constexpr const char* kUsage = R"(NAME
+    los-sim - simulate parallel job scheduling policies on a workload
+
+SYNOPSIS
+    los-sim [OPTIONS] WORKLOAD.swf[.gz]
+    los-sim --list-policies
+
+DESCRIPTION
+    Replays a workload in the Standard Workload Format under one or more
+    scheduling policies, with the same policy code losd runs on a live Slurm
+    partition, and prints wait, response, slowdown, utilization and fairness
+    metrics side by side. With several policies, the first is the baseline:
+    each other policy is compared with it job by job (paired differences with
+    90% confidence intervals from batch means).
+
+    Sizes count whatever the workload counts (processors in a trace); the
+    machine size comes from the header's MaxProcs, else MaxNodes, unless
+    --nodes is given. Dirty trace records are cleaned as docs/simulator.md
+    describes; the counts are printed.
+
+OPTIONS
+    --policy LIST        Comma-separated policies, each NAME[:KEY[=VALUE]]...
+                         (default: easy). See --list-policies.
+    --nodes N            Machine size in allocation units (default: from the header).
+    --load L             Rescale inter-arrival times so the offered load is L
+                         (arrival times multiplied by original load / L).
+    --runtime-scale F    Multiply run times and estimates by F (default: 1).
+    --skip N             Drop the first N jobs (default: 0).
+    --jobs N             Keep N jobs after --skip (default: all).
+    --no-kill            Let jobs run past their estimate (default: killed at it).
+    --bsld-tau S         Bounded-slowdown threshold in seconds (default: 10).
+    --batches B          Batches for the confidence intervals (default: 20).
+    --format F           table (default) or json: an array with one object per policy.
+    --schedule-out FILE  Write each simulated schedule as SWF (wait filled in);
+                         with several policies FILE gets the policy name before
+                         its extension.
+    --check              Run the invariant checker; exit 3 on any violation.
+    --quiet              No warnings or progress on stderr.
+    --list-policies      List policies and their parameters, then exit.
+    -h, --help           This text.
+
+EXIT STATUS
+    0 success; 1 bad input (the message names file, line and field);
+    2 bad usage; 3 an invariant was violated (--check).
+
+EXAMPLES
+    los-sim --policy fcfs,easy,conservative ../shared/traces/SDSC-SP2-1998-4.2-cln.swf.gz
+    los-sim --policy easy,depth:k=4 --load 0.9 --format json trace.swf
+)";
+
+struct Options {
+  std::string workload;
+  std::string policies = "easy";
+  int nodes = 0;
+  double load = 0;
+  double runtime_scale = 1;
+  std::size_t skip = 0;
+  std::size_t jobs = 0;
+  bool kill = true;
+  double bsld_tau = 10;
+  std::size_t batches = 20;
+  std::string format = "table";
+  std::string schedule_out;
+  bool check = false;
+  bool quiet = false;
+  bool list = false;
+};
+
+Options parse_args(int argc, char** argv) {
+  Options o;
+  std::vector<std::string> args(argv + 1, argv + argc);
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    auto value = [&]() -> const std::string& {
+      if (i + 1 >= args.size()) throw los::UsageError(a + ": missing value");
+      return args[++i];
+    };
+    if (a == "-h" || a == "--help") {
+      std::cout << kUsage;
+      std::exit(0);
+    } else if (a == "--policy") {
+      o.policies = value();
+    } else if (a == "--nodes") {
+      o.nodes = static_cast<int>(los::parse_integer(a, value(), 1, 100000000));
+    } else if (a == "--load") {
+      o.load = los::parse_number(a, value(), 1e-6, 100);
+    } else if (a == "--runtime-scale") {
+      o.runtime_scale = los::parse_number(a, value(), 1e-6, 1e6);
+    } else if (a == "--skip") {
+      o.skip = static_cast<std::size_t>(los::parse_integer(a, value(), 0, 1LL << 40));
+    } else if (a == "--jobs") {
+      o.jobs = static_cast<std::size_t>(los::parse_integer(a, value(), 1, 1LL << 40));
+    } else if (a == "--no-kill") {
+      o.kill = false;
+    } else if (a == "--bsld-tau") {
+      o.bsld_tau = los::parse_number(a, value(), 0, 1e9);
+    } else if (a == "--batches") {
+      o.batches = static_cast<std::size_t>(los::parse_integer(a, value(), 2, 100000));
+    } else if (a == "--format") {
+      o.format = value();
+      if (o.format != "table" && o.format != "json") throw los::UsageError("--format: expected table or json, got '" + o.format + "'");
+    } else if (a == "--schedule-out") {
+      o.schedule_out = value();
+    } else if (a == "--check") {
+      o.check = true;
+    } else if (a == "--quiet") {
+      o.quiet = true;
+    } else if (a == "--list-policies") {
+      o.list = true;
+    } else if (!a.empty() && a[0] == '-') {
+      throw los::UsageError("unknown option " + a + " (see --help)");
+    } else if (o.workload.empty()) {
+      o.workload = a;
+    } else {
+      throw los::UsageError("more than one workload given: '" + o.workload + "' and '" + a + "'");
+    }
+  }
+  if (!o.list && o.workload.empty()) throw los::UsageError("no workload given (see --help)");
+  return o;
+}
+
+// A progress bar on stderr for runs longer than a second, when stderr is a terminal.
+class ProgressBar {
+ public:
+  ProgressBar(bool enabled, std::string label)
+      : enabled_(enabled && isatty(STDERR_FILENO)), label_(std::move(label)), t0_(std::chrono::steady_clock::now()) {}
+  ~ProgressBar() {
+    if (shown_) std::fprintf(stderr, "\r%*s\r", 60, "");
+  }
+  void update(double fraction) {
+    if (!enabled_) return;
+    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count();
+    if (elapsed < 1.0) return;
+    shown_ = true;
+    const int width = 30;
+    const int filled = static_cast<int>(fraction * width);
+    std::fprintf(stderr, "\r%-16.16s [%.*s%*s] %3d%%", label_.c_str(), filled, "==============================",
+                 width - filled, "", static_cast<int>(fraction * 100));
+    std::fflush(stderr);
+  }
+
+ private:
+  bool enabled_;
+  bool shown_ = false;
+  std::string label_;
+  std::chrono::steady_clock::time_point t0_;
+};
+
+std::string schedule_path(const std::string& base, const std::string& policy, bool several) {
+  if (!several) return base;
+  std::string safe = policy;
+  for (char& c : safe) {
+    if (c == ':' || c == '=' || c == '/') c = '_';
+  }
+  const std::size_t slash = base.find_last_of('/');
+  const std::size_t dot = base.find_last_of('.');
+  if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) return base + "." + safe;
+  return base.substr(0, dot) + "." + safe + base.substr(dot);
+}
+
+void write_schedule(const std::string& path, const los::SimResult& r, const los::Workload& w) {
+  std::ofstream out(path);
+  if (!out) throw los::WorkloadError(path + ": cannot write the schedule");
+  std::vector<std::string> header = {"Simulated schedule written by los-sim",
+                                     "Policy: " + r.policy,
+                                     "Workload: " + w.source,
+                                     "MaxProcs: " + std::to_string(w.units)};
+  std::vector<los::SwfRecord> records;
+  records.reserve(r.jobs.size());
+  for (const los::JobOutcome& o : r.jobs) {
+    los::SwfRecord rec = los::swf_record(o.job);
+    rec.wait = o.wait();
+    rec.runtime = o.executed;
+    rec.status = o.killed ? 0 : 1;
+    records.push_back(rec);
+  }
+  los::write_swf(out, header, records);
+  if (!out) throw los::WorkloadError(path + ": write failed");
+}
+
+int run(const Options& o) {
+  if (o.list) {
+    for (const los::PolicyInfo& p : los::policy_catalog()) {
+      std::cout << p.name << "\n    " << p.summary << "\n";
+      if (*p.parameters) std::cout << "    parameters: " << p.parameters << "\n";
+    }
+    return 0;
+  }
+  const std::vector<los::PolicySpec> specs = los::parse_policy_list(o.policies);
+  // Build every policy first, so a typo fails before a long simulation.
+  for (const los::PolicySpec& s : specs) los::make_policy(s);
+
+  los::SwfReadOptions read;
+  read.units = o.nodes;
+  los::Workload w = los::read_swf(o.workload, read);
+  const los::CleaningReport& c = w.cleaning;
+  if (!o.quiet) {
+    if (c.out_of_order) std::cerr << "los-sim: warning: " << o.workload << ": " << c.out_of_order << " jobs submitted out of order; sorted by submit time\n";
+    if (c.dropped()) {
+      std::cerr << "los-sim: " << o.workload << ": dropped " << c.dropped() << " of " << c.records << " jobs ("
+                << c.dropped_oversize << " larger than " << w.units << " units, " << c.dropped_zero_size
+                << " of size 0, " << c.dropped_unknown_runtime << " with unknown run time)\n";
+    }
+  }
+  los::cut_window(w, o.skip, o.jobs);
+  if (w.jobs.empty()) throw los::WorkloadError(o.workload + ": no jobs left to simulate");
+  if (o.runtime_scale != 1) los::scale_runtimes(w, o.runtime_scale);
+  if (o.load > 0) los::scale_to_load(w, o.load, o.kill);
+
+  los::RunInfo info;
+  info.workload = o.workload;
+  info.units = w.units;
+  info.jobs = w.jobs.size();
+  info.dropped = c.dropped();
+  info.offered_load = los::offered_load(w, o.kill);
+  info.bsld_tau = o.bsld_tau;
+  info.batches = o.batches;
+  info.kill_at_estimate = o.kill;
+
+  std::vector<los::SimResult> results;
+  int status = 0;
+  for (const los::PolicySpec& s : specs) {
+    los::PolicyPtr policy = los::make_policy(s);
+    ProgressBar bar(!o.quiet, policy->name());
+    los::SimOptions sim;
+    sim.kill_at_estimate = o.kill;
+    sim.progress = [&bar](double f) { bar.update(f); };
+    los::InvariantChecker checker;
+    los::SimResult r = los::simulate(w, *policy, sim, o.check ? &checker : nullptr);
+    if (o.check) {
+      const std::vector<std::string> v = checker.check(r, o.kill);
+      for (const std::string& msg : v) std::cerr << "los-sim: invariant violated (" << r.policy << "): " << msg << "\n";
+      if (!v.empty()) status = 3;
+    }
+    if (!o.schedule_out.empty()) write_schedule(schedule_path(o.schedule_out, r.policy, specs.size() > 1), r, w);
+    results.push_back(std::move(r));
+  }
+  const std::vector<los::PolicyReport> reports = los::build_reports(results, o.bsld_tau, o.batches);
+  if (o.format == "json") {
+    los::print_json(std::cout, info, reports);
+  } else {
+    los::print_table(std::cout, info, reports);
+  }
+  return status;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return run(parse_args(argc, argv));
+  } catch (const los::UsageError& e) {
+    std::cerr << "los-sim: " << e.what() << "\n";
+    return 2;
+  } catch (const los::PolicySpecError& e) {
+    std::cerr << "los-sim: " << e.what() << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "los-sim: " << e.what() << "\n";
+    return 1;
+  }
+}
