@@ -1,0 +1,62 @@
+#include "test_support.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <stdexcept>
+
+#include "policy/registry.hpp"
+
+namespace los::test {
+
+Job job(JobId id, Time submit, int size, Time estimate, Time runtime, int user) {
+  Job j;
+  j.id = id;
+  j.submit = submit;
+  j.size = size;
+  j.estimate = estimate;
+  j.runtime = runtime < 0 ? estimate : runtime;
+  j.user = user;
+  return j;
+}
+
+Workload workload(int units, std::vector<Job> jobs) {
+  Workload w;
+  w.source = "test";
+  w.units = units;
+  std::stable_sort(jobs.begin(), jobs.end(), [](const Job& a, const Job& b) { return a.submit < b.submit; });
+  w.jobs = std::move(jobs);
+  return w;
+}
+
+std::string shared_trace(const std::string& file) {
+  const std::filesystem::path p = std::filesystem::path(LOS_SHARED_DIR) / "traces" / file;
+  return std::filesystem::exists(p) ? p.string() : std::string();
+}
+
+std::vector<std::string> shared_traces() {
+  std::vector<std::string> out;
+  const std::filesystem::path dir = std::filesystem::path(LOS_SHARED_DIR) / "traces";
+  if (!std::filesystem::is_directory(dir)) return out;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) {
+    const std::string name = e.path().filename().string();
+    if (name.find(".swf") != std::string::npos) out.push_back(e.path().string());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+SimResult run(const Workload& w, const std::string& policy_spec, bool kill_at_estimate) {
+  PolicyPtr p = make_policy(policy_spec);
+  SimOptions o;
+  o.kill_at_estimate = kill_at_estimate;
+  return simulate(w, *p, o);
+}
+
+Time start_of(const SimResult& r, JobId id) {
+  for (const JobOutcome& o : r.jobs) {
+    if (o.job.id == id) return o.start;
+  }
+  throw std::out_of_range("no job " + std::to_string(id));
+}
+
+}  // namespace los::test

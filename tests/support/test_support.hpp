@@ -1,0 +1,32 @@
+// Helpers shared by the tests: hand-made workloads, shared traces, running a policy.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "policy/policy.hpp"
+#include "sim/simulator.hpp"
+#include "workload/swf.hpp"
+
+namespace los::test {
+
+// A job for hand-made workloads: id, submit, size, estimate, runtime (runtime
+// defaults to the estimate), user.
+Job job(JobId id, Time submit, int size, Time estimate, Time runtime = -1, int user = 1);
+
+// A workload of `units` units holding `jobs` (sorted by submit here).
+Workload workload(int units, std::vector<Job> jobs);
+
+// Path of a shared trace, or "" when ../shared/traces is absent (tests skip then).
+std::string shared_trace(const std::string& file);
+
+// All shared SWF traces present.
+std::vector<std::string> shared_traces();
+
+// Simulates `policy_spec` on `w` and returns the outcome per job id order of w.
+SimResult run(const Workload& w, const std::string& policy_spec, bool kill_at_estimate = true);
+
+// start time of job `id` in r.
+Time start_of(const SimResult& r, JobId id);
+
+}  // namespace los::test
