@@ -627,9 +627,56 @@ TEST(LosdConfig, CheckConfigNamesTheKeyAndLine) {
   EXPECT_EQ(r.status, 2);
 
   // The shipped example is valid.
-  r = run_command(kLosd + " --check-config --config " + std::string(LOS_FIXTURES_DIR) + "/../../conf/losd.yaml");
+  const auto example = std::filesystem::path(__FILE__).parent_path() / ".." / ".." / "conf" / "losd.yaml";
+  r = run_command(kLosd + " --check-config --config " + example.string());
   EXPECT_EQ(r.status, 0) << r.output;
   std::filesystem::remove_all(dir);
+}
+
+TEST(Losctl, StatusPlanStartsAndSetPolicy) {
+  test::LosdProcess losd(kLosd, "default_policy: easy\n");
+  Client plugin(losd.plugin_socket());
+  plugin.hello("plugin", "", "24.05.1");
+  plugin.request(protocol::encode(busy_snapshot(1, 10000)));
+  const std::string ctl = std::string(LOS_BIN_DIR) + "/losctl --socket " + losd.query_socket() + " --admin-socket " +
+                          losd.admin_socket() + " ";
+
+  CommandResult r = run_command(ctl + "status");
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("plugin: connected, Slurm 24.05.1"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("batch"), std::string::npos) << r.output;
+
+  r = run_command(ctl + "policies");
+  EXPECT_EQ(r.output, "batch easy\ndebug easy\n");
+
+  r = run_command(ctl + "plan batch");
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("RESERVATIONS"), std::string::npos) << r.output;
+
+  r = run_command(ctl + "starts batch --user 1001");
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("reserved"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find(" 1000 "), std::string::npos) << "filtered by user: " << r.output;
+
+  r = run_command(ctl + "set-policy batch conservative");
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_EQ(run_command(ctl + "policies").output, "batch conservative\ndebug easy\n");
+
+  r = run_command(ctl + "set-policy batch frobnicate");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.output.find("unknown policy 'frobnicate'"), std::string::npos) << r.output;
+
+  r = run_command(ctl + "plan nosuch");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.output.find("no partition 'nosuch'"), std::string::npos) << r.output;
+
+  // Pointed at the query socket, set-policy is refused.
+  r = run_command(std::string(LOS_BIN_DIR) + "/losctl --admin-socket " + losd.query_socket() + " set-policy batch fcfs");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.output.find("not allowed on the query socket"), std::string::npos) << r.output;
+
+  EXPECT_EQ(run_command(std::string(LOS_BIN_DIR) + "/losctl bogus").status, 2);
+  EXPECT_EQ(run_command(std::string(LOS_BIN_DIR) + "/losctl --socket /nonexistent/q.sock status").status, 3);
 }
 
 }  // namespace
