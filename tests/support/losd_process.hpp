@@ -26,7 +26,9 @@ class LosdProcess {
   // `body` is the YAML after the socket keys (policies, limits, ...); the
   // sockets live in the temporary directory and metrics are off unless
   // `body` sets them.
-  LosdProcess(const std::string& binary, const std::string& body) : binary_(binary) {
+  // With `notify_socket`, losd gets it as NOTIFY_SOCKET (systemd's protocol).
+  LosdProcess(const std::string& binary, const std::string& body, const std::string& notify_socket = "")
+      : binary_(binary), notify_socket_(notify_socket) {
     char dir[] = "/tmp/losd-test-XXXXXX";
     if (!::mkdtemp(dir)) throw std::runtime_error("mkdtemp failed");
     dir_ = dir;
@@ -112,7 +114,11 @@ class LosdProcess {
       if (fd >= 0) ::dup2(fd, 2);
       const int null = ::open("/dev/null", O_RDWR);
       if (null >= 0) ::dup2(null, 0);
-      ::unsetenv("NOTIFY_SOCKET");
+      if (notify_socket_.empty()) {
+        ::unsetenv("NOTIFY_SOCKET");
+      } else {
+        ::setenv("NOTIFY_SOCKET", notify_socket_.c_str(), 1);
+      }
       ::unsetenv("JOURNAL_STREAM");
       const std::string cfg = config_path();
       ::execl(binary_.c_str(), "losd", "--config", cfg.c_str(), static_cast<char*>(nullptr));
@@ -131,6 +137,7 @@ class LosdProcess {
   }
 
   std::string binary_;
+  std::string notify_socket_;
   std::string dir_;
   pid_t pid_ = -1;
 };

@@ -3,13 +3,20 @@
 // read-only queries, reloads, the command line.
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <random>
 #include <thread>
 #include <unordered_map>
@@ -677,6 +684,90 @@ TEST(Losctl, StatusPlanStartsAndSetPolicy) {
 
   EXPECT_EQ(run_command(std::string(LOS_BIN_DIR) + "/losctl bogus").status, 2);
   EXPECT_EQ(run_command(std::string(LOS_BIN_DIR) + "/losctl --socket /nonexistent/q.sock status").status, 3);
+}
+
+// ---- operations --------------------------------------------------------------
+
+TEST(LosdOperations, NotifiesSystemdOfReadyReloadingAndStopping) {
+  char dir[] = "/tmp/losd-notify-XXXXXX";
+  ASSERT_TRUE(::mkdtemp(dir));
+  const std::string path = std::string(dir) + "/notify.sock";
+  const int fd = ::socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  std::strcpy(addr.sun_path, path.c_str());
+  ASSERT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
+  std::string received;
+  auto drain = [&](const std::string& until) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (received.find(until) == std::string::npos && std::chrono::steady_clock::now() < deadline) {
+      pollfd p{fd, POLLIN, 0};
+      if (::poll(&p, 1, 50) > 0) {
+        char buf[512];
+        const ssize_t n = ::recv(fd, buf, sizeof(buf), 0);
+        if (n > 0) received.append(buf, static_cast<std::size_t>(n)).append("\n");
+      }
+    }
+    return received.find(until) != std::string::npos;
+  };
+  {
+    test::LosdProcess losd(kLosd, "default_policy: easy\n", path);
+    EXPECT_TRUE(drain("READY=1")) << received;
+    losd.signal(SIGHUP);
+    EXPECT_TRUE(drain("RELOADING=1")) << received;
+    EXPECT_EQ(losd.stop(), 0);
+    EXPECT_TRUE(drain("STOPPING=1")) << received;
+    // The socket files are gone after a clean stop.
+    EXPECT_FALSE(std::filesystem::exists(losd.plugin_socket()));
+  }
+  ::close(fd);
+  std::filesystem::remove_all(dir);
+}
+
+TEST(LosdOperations, SocketModesAndPeerCredentialsAreLogged) {
+  test::LosdProcess losd(kLosd, "default_policy: easy\n");
+  struct stat st{};
+  ASSERT_EQ(::stat(losd.plugin_socket().c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0600u);
+  ASSERT_EQ(::stat(losd.admin_socket().c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0600u);
+  ASSERT_EQ(::stat(losd.query_socket().c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0666u);
+  Client plugin(losd.plugin_socket());
+  plugin.hello("plugin");
+  EXPECT_TRUE(losd.wait_for_log("uid " + std::to_string(::geteuid()))) << losd.log();
+  // A second daemon on the same sockets refuses to start.
+  CommandResult r = run_command(kLosd + " --config " + losd.config_path());
+  EXPECT_EQ(r.status, 3);
+  EXPECT_NE(r.output.find("another process is serving this socket"), std::string::npos) << r.output;
+  EXPECT_TRUE(losd.alive());
+}
+
+TEST(LosdOperations, SystemdUnitVerifiesClean) {
+  if (run_command("command -v systemd-analyze").status != 0) GTEST_SKIP() << "systemd-analyze not installed";
+  const auto unit = std::filesystem::path(__FILE__).parent_path() / ".." / ".." / "systemd" / "losd.service";
+  std::ifstream in(unit);
+  ASSERT_TRUE(in) << unit;
+  std::stringstream text;
+  text << in.rdbuf();
+  std::string body = text.str();
+  for (const char* must : {"Type=notify", "RuntimeDirectory=los", "NoNewPrivileges=yes", "ProtectSystem=strict",
+                           "ProtectHome=yes", "PrivateTmp=yes", "ExecReload=/bin/kill -HUP $MAINPID"}) {
+    EXPECT_NE(body.find(must), std::string::npos) << must;
+  }
+  // verify checks that ExecStart exists: point it at the binary just built.
+  for (std::size_t at = body.find("/usr/sbin/losd"); at != std::string::npos; at = body.find("/usr/sbin/losd", at)) {
+    body.replace(at, 14, kLosd);
+    at += kLosd.size();
+  }
+  char dir[] = "/tmp/losd-unit-XXXXXX";
+  ASSERT_TRUE(::mkdtemp(dir));
+  const std::string copy = std::string(dir) + "/losd.service";
+  std::ofstream(copy) << body;
+  const CommandResult r = run_command("systemd-analyze verify " + copy);
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_EQ(r.output, "") << "systemd-analyze verify is not clean";
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace
