@@ -112,8 +112,12 @@ class LosdProcess {
     if (pid_ == 0) {
       const int fd = ::open(log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
       if (fd >= 0) ::dup2(fd, 2);
+      // Nothing of the parent's: a pipe it holds would outlive the parent.
       const int null = ::open("/dev/null", O_RDWR);
-      if (null >= 0) ::dup2(null, 0);
+      if (null >= 0) {
+        ::dup2(null, 0);
+        ::dup2(null, 1);
+      }
       if (notify_socket_.empty()) {
         ::unsetenv("NOTIFY_SOCKET");
       } else {
@@ -124,15 +128,22 @@ class LosdProcess {
       ::execl(binary_.c_str(), "losd", "--config", cfg.c_str(), static_cast<char*>(nullptr));
       ::_exit(127);
     }
+    // Ready when the last socket it opens (admin) accepts a connection.
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
     while (std::chrono::steady_clock::now() < deadline) {
-      if (wait_for_log("msg=ready", std::chrono::milliseconds(20))) return;
+      try {
+        protocol::Client probe(admin_socket(), std::chrono::seconds(1));
+        return;
+      } catch (const protocol::ClientError&) {
+      }
       int status = 0;
       if (::waitpid(pid_, &status, WNOHANG) == pid_) {
         pid_ = -1;
         throw std::runtime_error("losd exited at start: " + log());
       }
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
+    stop();
     throw std::runtime_error("losd did not become ready: " + log());
   }
 
