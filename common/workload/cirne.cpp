@@ -179,6 +179,24 @@ RigidResult generate_rigid(const CirneOptions& o) {
   return r;
 }
 
+// How many distinct sizes the alternatives can take: the range [c_min, c_max]
+// (every integer is reachable in linear and in log spacing) or, for a
+// power-of-two job, the powers of two its rounding reaches, plus the user's
+// own size when it lies outside them.
+std::size_t attainable_sizes(const MoldableJob& m, int user_size, int nodes) {
+  if (!m.power_of_two) {
+    const bool inside = user_size >= m.c_min && user_size <= m.c_max;
+    return static_cast<std::size_t>(m.c_max - m.c_min + 1) + (inside ? 0 : 1);
+  }
+  // Rounding to the closest power of two is monotone and skips no power in between.
+  const int low = power_of_two_within(m.c_min, nodes);
+  const int high = power_of_two_within(m.c_max, nodes);
+  std::size_t count = 1;
+  for (int p = low; p < high; p *= 2) ++count;
+  const bool inside = user_size >= low && user_size <= high;  // the user's size is a power of two here
+  return count + (inside ? 0 : 1);
+}
+
 }  // namespace
 
 std::string to_string(CirneSite site) {
@@ -285,9 +303,9 @@ CirneWorkload generate_cirne_moldable(const CirneOptions& o) {
     if (o.alternatives == CirneOptions::Alternatives::Draws) {
       for (int k = 1; k < m.c_u; ++k) sizes.insert(draw_size());
     } else {
-      for (int tries = 0; static_cast<int>(sizes.size()) < m.c_u && tries < 100 * m.c_u; ++tries) {
-        sizes.insert(draw_size());
-      }
+      // Draw until c_u distinct sizes, or every size the range can give.
+      const std::size_t target = std::min<std::size_t>(m.c_u, attainable_sizes(m, user.size, o.nodes));
+      for (long tries = 0; sizes.size() < target && tries < 1000000; ++tries) sizes.insert(draw_size());
     }
 
     m.sequential_time = d.accuracy * d.request * downey_speedup(user.size, m.A, m.sigma);
