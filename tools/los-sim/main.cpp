@@ -27,7 +27,7 @@ constexpr const char* kUsage = R"(NAME
 SYNOPSIS
     los-sim [OPTIONS] WORKLOAD.swf[.gz]
     los-sim --list-policies
-    los-sim generate MODEL ... -o FILE   (workload models; WORKLOAD may also be model:MODEL[:KEY=VALUE]...; see generate --help)
+    los-sim generate MODEL[:KEY=VALUE]... -o FILE   (see generate --help; WORKLOAD may be model:MODEL[:KEY=VALUE]...)
 
 DESCRIPTION
     Replays a workload in the Standard Workload Format under one or more
