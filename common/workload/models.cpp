@@ -155,7 +155,8 @@ GeneratedWorkload lublin_model(const ModelSpec& spec) {
   o.parameters = k.choice("parameters", {"typeless", "batch-interactive"}) == "typeless"
                      ? LublinParameters::Typeless
                      : LublinParameters::BatchInteractive;
-  o.arrival_scale = k.number("arrival-scale", 1.0, 1e-6, 1e6);
+  // Bounded above because every point of a huge scale is paid bucket by bucket.
+  o.arrival_scale = k.number("arrival-scale", 1.0, 1e-6, 1000);
   o.start_hour = static_cast<int>(k.integer("start-hour", 0, 0, 23));
   k.reject_unknown();
   if (o.nodes < 2) throw ModelError("model 'lublin': key 'nodes' must be at least 2, got " + std::to_string(o.nodes));
@@ -317,7 +318,9 @@ Workload model_workload(std::string_view text, int default_nodes) {
 }
 
 std::string model_catalog() {
-  return R"(    lublin          Lublin-Feitelson rigid jobs (JPDC 2003): daily arrival cycle,
+  return R"(    Keys are listed with their defaults; of a choice a | b | c, the first is the default.
+
+    lublin          Lublin-Feitelson rigid jobs (JPDC 2003): daily arrival cycle,
                     serial / power-of-two / other sizes, run times correlated
                     with size. Keys (default):
                       jobs (10000), nodes (128), seed (1),

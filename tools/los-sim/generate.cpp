@@ -125,7 +125,10 @@ int run_generate(int argc, char** argv) {
       if (!out) throw los::WorkloadError(output + ": cannot open for writing");
       out << text.str();
       out.close();
-      if (!out) throw los::WorkloadError(output + ": write failed");
+      if (!out) {
+        std::remove(temp.c_str());
+        throw los::WorkloadError(output + ": write failed");
+      }
     }
     if (std::rename(temp.c_str(), output.c_str()) != 0) {
       std::remove(temp.c_str());
