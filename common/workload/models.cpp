@@ -317,6 +317,66 @@ Workload model_workload(std::string_view text, int default_nodes) {
   return generate_model(spec).workload;
 }
 
+namespace {
+
+// Whole non-negative number, or throws naming the line.
+long long extension_number(std::string_view text, const std::string& line, const std::string& source) {
+  long long v = 0;
+  const auto r = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (text.empty() || r.ec != std::errc() || r.ptr != text.data() + text.size() || v < 0) {
+    throw WorkloadError(source + ": malformed extension line '; " + line + "': '" + std::string(text) +
+                        "' is not a whole number");
+  }
+  return v;
+}
+
+std::vector<std::string_view> words(std::string_view s) {
+  std::vector<std::string_view> out;
+  std::size_t p = 0;
+  while (p < s.size()) {
+    while (p < s.size() && s[p] == ' ') ++p;
+    std::size_t e = p;
+    while (e < s.size() && s[e] != ' ') ++e;
+    if (e > p) out.push_back(s.substr(p, e - p));
+    p = e;
+  }
+  return out;
+}
+
+}  // namespace
+
+SwfExtensions read_swf_extensions(const Workload& w) {
+  SwfExtensions x;
+  for (const std::string& line : w.header) {
+    const std::vector<std::string_view> f = words(line);
+    if (f.empty() || (f[0] != "MOLDABLE" && f[0] != "CANCEL")) continue;
+    auto bad = [&](const std::string& why) {
+      throw WorkloadError(w.source + ": malformed extension line '; " + line + "': " + why);
+    };
+    if (f.size() < 3) bad("expected a job number and at least one value");
+    const JobId job = extension_number(f[1], line, w.source);
+    if (f[0] == "CANCEL") {
+      if (f.size() != 3) bad("expected CANCEL <job> <seconds>");
+      if (!x.cancel_lag.emplace(job, extension_number(f[2], line, w.source)).second) bad("job listed twice");
+      continue;
+    }
+    std::vector<MoldableRequest> requests;
+    for (std::size_t i = 2; i < f.size(); ++i) {
+      const std::size_t c1 = f[i].find(':');
+      const std::size_t c2 = c1 == std::string_view::npos ? c1 : f[i].find(':', c1 + 1);
+      if (c2 == std::string_view::npos) bad("'" + std::string(f[i]) + "' is not <nodes>:<requested time>:<run time>");
+      MoldableRequest q;
+      q.nodes = static_cast<int>(extension_number(f[i].substr(0, c1), line, w.source));
+      q.request = extension_number(f[i].substr(c1 + 1, c2 - c1 - 1), line, w.source);
+      q.runtime = extension_number(f[i].substr(c2 + 1), line, w.source);
+      if (q.nodes < 1 || q.request < 1) bad("a request needs at least 1 node and 1 second");
+      requests.push_back(q);
+    }
+    if (!x.moldable.emplace(job, std::move(requests)).second) bad("job listed twice");
+  }
+  return x;
+}
+
 std::string model_catalog() {
   return R"(    Keys are listed with their defaults; of a choice a | b | c, the first is the default.
 

@@ -20,6 +20,7 @@
 #include <string_view>
 #include <vector>
 
+#include "workload/cirne.hpp"
 #include "workload/swf.hpp"
 
 namespace los {
@@ -55,6 +56,16 @@ void write_generated_swf(std::ostream& out, const GeneratedWorkload& g);
 // The workload named by "NAME[:KEY=VALUE]..." (what follows "model:" on the
 // los-sim command line). `default_nodes` > 0 is used when the spec has no nodes key.
 Workload model_workload(std::string_view spec, int default_nodes = 0);
+
+// The extension lines of a workload read from SWF (the reader keeps them among
+// its header comments), for a consumer that wants the moldable requests or the
+// cancellations back: job id -> requests (as listed), job id -> seconds from
+// submission to cancellation. Throws WorkloadError quoting a malformed line.
+struct SwfExtensions {
+  std::map<JobId, std::vector<MoldableRequest>> moldable;
+  std::map<JobId, Time> cancel_lag;
+};
+SwfExtensions read_swf_extensions(const Workload& w);
 
 // The models and their keys with defaults, for --help.
 std::string model_catalog();

@@ -127,6 +127,44 @@ TEST(Models, ExtensionLinesPrecedeTheirJobs) {
   EXPECT_GT(cancel_lines, 200u);
 }
 
+// A consumer reading a generated file gets the requests and cancellations back.
+TEST(Models, ExtensionsReadBackFromTheFile) {
+  CirneOptions o;
+  o.jobs = 3000;
+  o.seed = 8;
+  const CirneWorkload w = generate_cirne_moldable(o);
+  const Workload r = parse_swf(swf_text("cirne-moldable:jobs=3000:seed=8"), "moldable.swf");
+  const SwfExtensions x = read_swf_extensions(r);
+  ASSERT_EQ(x.moldable.size(), 3000u);
+  std::size_t cancelled = 0;
+  for (std::size_t i = 0; i < r.jobs.size(); ++i) {
+    const JobId id = r.jobs[i].id;
+    ASSERT_EQ(x.moldable.at(id).size(), w.moldable[i].requests.size());
+    for (std::size_t k = 0; k < w.moldable[i].requests.size(); ++k) {
+      ASSERT_EQ(x.moldable.at(id)[k].nodes, w.moldable[i].requests[k].nodes);
+      ASSERT_EQ(x.moldable.at(id)[k].request, w.moldable[i].requests[k].request);
+      ASSERT_EQ(x.moldable.at(id)[k].runtime, w.moldable[i].requests[k].runtime);
+    }
+    if (w.cancel_lag[i] >= 0) {
+      ASSERT_EQ(x.cancel_lag.at(id), w.cancel_lag[i]);
+      ++cancelled;
+    }
+  }
+  EXPECT_EQ(x.cancel_lag.size(), cancelled);
+  // A plain trace has none; a malformed line is named.
+  EXPECT_TRUE(read_swf_extensions(parse_swf("; MaxProcs: 4\n1 0 -1 5 1 -1 -1 1 9 -1 1 1 1 -1 -1 -1 -1 -1\n", "t")).moldable.empty());
+  for (const char* bad : {"; MOLDABLE 1 4:x:1", "; MOLDABLE 1 4:10", "; CANCEL 1", "; CANCEL 1 -5", "; MOLDABLE 1 0:10:5"}) {
+    const Workload m = parse_swf(std::string("; MaxProcs: 4\n") + bad + "\n1 0 -1 5 1 -1 -1 1 9 -1 1 1 1 -1 -1 -1 -1 -1\n", "m.swf");
+    try {
+      read_swf_extensions(m);
+      ADD_FAILURE() << "accepted: " << bad;
+    } catch (const WorkloadError& e) {
+      EXPECT_NE(std::string(e.what()).find(std::string("m.swf: malformed extension line '") + bad), std::string::npos)
+          << e.what();
+    }
+  }
+}
+
 TEST(Models, ModelWorkloadTakesDefaultNodes) {
   EXPECT_EQ(model_workload("lublin:jobs=10").units, 128);
   EXPECT_EQ(model_workload("lublin:jobs=10", 256).units, 256);
