@@ -104,15 +104,21 @@ Time draw_runtime(const LublinStream& s, int size, Random& rng) {
 }  // namespace
 
 LublinStream lublin_typeless() {
-  return {0.244, 0.576, 0.8, 4.5, 7, 0.86, 4.2, 0.94, 312, 0.03, -0.0054, 0.78, 10.2303, 0.4871, 8.1737, 3.9631, 1.0225};
+  return {.serial_prob = 0.244, .pow2_prob = 0.576, .ulow = 0.8, .umed = 4.5, .uhi = 7, .uprob = 0.86,
+          .a1 = 4.2, .b1 = 0.94, .a2 = 312, .b2 = 0.03, .pa = -0.0054, .pb = 0.78,
+          .aarr = 10.2303, .barr = 0.4871, .anum = 8.1737, .bnum = 3.9631, .arar = 1.0225};
 }
 
 LublinStream lublin_batch() {
-  return {0.2927, 0.6686, 1.2, 5, 7, 0.875, 6.57, 0.823, 639.1, 0.0156, -0.003, 0.6986, 6.0415, 0.8531, 6.1271, 5.2740, 1.0519};
+  return {.serial_prob = 0.2927, .pow2_prob = 0.6686, .ulow = 1.2, .umed = 5, .uhi = 7, .uprob = 0.875,
+          .a1 = 6.57, .b1 = 0.823, .a2 = 639.1, .b2 = 0.0156, .pa = -0.003, .pb = 0.6986,
+          .aarr = 6.0415, .barr = 0.8531, .anum = 6.1271, .bnum = 5.2740, .arar = 1.0519};
 }
 
 LublinStream lublin_interactive() {
-  return {0.1541, 0.625, 1, 3, 5.5, 0.705, 3.8351, 0.6605, 7.073, 0.6856, -0.0118, 0.9156, 6.5510, 0.6621, 8.9186, 3.6680, 0.9797};
+  return {.serial_prob = 0.1541, .pow2_prob = 0.625, .ulow = 1, .umed = 3, .uhi = 5.5, .uprob = 0.705,
+          .a1 = 3.8351, .b1 = 0.6605, .a2 = 7.073, .b2 = 0.6856, .pa = -0.0118, .pb = 0.9156,
+          .aarr = 6.5510, .barr = 0.6621, .anum = 8.9186, .bnum = 3.6680, .arar = 0.9797};
 }
 
 std::vector<double> lublin_bucket_weights(const LublinStream& s) {
