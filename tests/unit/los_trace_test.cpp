@@ -3,6 +3,9 @@
 // head starting after its first shadow time) finds nothing.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
+#include "planner/planner.hpp"
 #include "policy/registry.hpp"
 #include "sim/invariants.hpp"
 #include "test_support.hpp"
@@ -27,6 +30,42 @@ void check_trace(double load) {
       EXPECT_EQ(checker.check(r, true), std::vector<std::string>{}) << spec << " on " << path;
       EXPECT_FALSE(checker.first_promises().empty()) << spec << " on " << path << ": no head ever waited";
     }
+  }
+}
+
+// After every step the profile LOS keeps from the snapshot's events equals
+// the profile rebuilt from scratch: running jobs until their expected end,
+// plus the jobs the step started.
+class ProfileOracle final : public SimObserver {
+ public:
+  void after_step(const Snapshot& s, const StepResult& result, const Policy& policy) override {
+    Planner expected(s.total_units, s.now);
+    for (const RunningJob& r : s.running) {
+      if (!r.suspended) expected.add(s.now, r.expected_end(s.now), -r.job.size);
+    }
+    for (const Decision& d : result.decisions) {
+      for (const Job& j : s.queue) {
+        if (j.id == d.job) expected.add(s.now, s.now + std::max<Time>(j.estimate, 1), -j.size);
+      }
+    }
+    ++steps;
+    if (policy.plan()->slots() != expected.slots()) ++mismatches;
+  }
+  std::size_t steps = 0;
+  std::size_t mismatches = 0;
+};
+
+TEST(LosTraces, KeptProfileEqualsTheRebuiltOneAtEveryStep) {
+  for (const char* file : {"KTH-SP2-1996-2.1-cln.swf.gz", "SDSC-SP2-1998-4.2-cln.swf.gz"}) {
+    const std::string path = test::shared_trace(file);
+    if (path.empty()) GTEST_SKIP() << file << " absent";
+    Workload w = read_swf(path);
+    scale_to_load(w, 0.9, true);
+    PolicyPtr p = make_policy("los");
+    ProfileOracle oracle;
+    simulate(w, *p, {}, &oracle);
+    EXPECT_GT(oracle.steps, w.jobs.size());
+    EXPECT_EQ(oracle.mismatches, 0U) << file;
   }
 }
 
