@@ -1,10 +1,11 @@
-set terminal svg size 800,500 dynamic font 'Helvetica,12'
-set key top left
+set terminal svg size 800,560 dynamic font 'Helvetica,12'
+set key below
 set grid
 set xlabel 'offered load'
 set output 'KTH-SP2-variants-bsld.svg'
 set title 'KTH-SP2: variants, mean bounded slowdown (tau 10 s)'
-set ylabel 'mean bounded slowdown'
+set ylabel 'mean bounded slowdown (log scale)'
+set logscale y
 plot 'KTH-SP2-variants.dat' using 1:2 with linespoints title 'easy', \
   'KTH-SP2-variants.dat' using 1:6 with linespoints title 'los', \
   'KTH-SP2-variants.dat' using 1:10 with linespoints title 'los-basic', \
