@@ -15,7 +15,11 @@ std::int64_t los_slowdown_merit(Time now, Time submit, Time estimate) {
   const Time d = planned_duration(estimate);
   const Time wait = std::max<Time>(now - submit, 0);
   // round((wait + d) / d * 10^6) in integers: exact, so ties are reproducible.
+  // A slowdown above 10^6 counts as 10^6, so that a sum over any set the
+  // solver can choose (at most one job per unit) stays far inside int64.
   constexpr std::int64_t kMicro = 1000000;
+  constexpr Time kMaxSlowdown = 1000000;
+  if (wait / d >= kMaxSlowdown) return kMaxSlowdown * kMicro;
   return ((wait + d) * kMicro + d / 2) / d;
 }
 

@@ -82,7 +82,8 @@ class LosPolicy final : public Policy {
   std::vector<const Job*> candidates_;
 };
 
-// Expected slowdown if started at `now`, in micro-units (the Max-Slowdown merit).
+// Expected slowdown if started at `now`, in micro-units (the Max-Slowdown
+// merit), capped at a slowdown of 10^6.
 std::int64_t los_slowdown_merit(Time now, Time submit, Time estimate);
 
 PolicyPtr make_los(const PolicySpec& spec);

@@ -250,6 +250,43 @@ TEST(LosPolicy, SpecsAndCanonicalNames) {
   }
 }
 
+TEST(LosPolicy, SlowdownMeritIsExactAndCapped) {
+  EXPECT_EQ(los_slowdown_merit(25, 20, 6), 1833333);  // 11/6 rounded
+  EXPECT_EQ(los_slowdown_merit(10, 10, 0), 1000000);  // no wait; a zero estimate counts as 1 s
+  EXPECT_EQ(los_slowdown_merit(5000000000LL, 0, 1), 1000000LL * 1000000LL);
+}
+
+TEST(LosPolicy, RebuildsItsProfileWhenEventsDoNotExplainIt) {
+  // Step 1: the worked example; LOS starts wj2, wj3, wj4 (5 units).
+  PolicyPtr p = make_policy("los");
+  Snapshot s = example_snapshot();
+  EXPECT_EQ(started(p->step(s)), (std::set<JobId>{2, 3, 4}));
+  // Step 2 (t = 26): wj2..wj4 run as decided; the size-5 job ended early;
+  // and someone else started wj5 (3 units, estimate 5) - a start LOS did not
+  // decide, so its profile must come from the snapshot.
+  Snapshot next = s;
+  next.now = 26;
+  next.resync = false;
+  next.queue = {s.queue[0]};
+  next.running.clear();
+  next.events = {{SnapshotEvent::Kind::Ended, 100, 5, 20, 8}};
+  for (std::size_t i = 1; i < 5; ++i) {
+    RunningJob r;
+    r.job = s.queue[i];
+    r.start = i < 4 ? 25 : 26;
+    next.running.push_back(r);
+    next.events.push_back({SnapshotEvent::Kind::Started, r.job.id, r.job.size, r.start, r.job.estimate});
+  }
+  next.free_units = 2;
+  EXPECT_TRUE(p->step(next).decisions.empty());  // wj1 (7) is the only job waiting
+  // Ends: wj2 at 27 (+2), wj4 at 29 (+2), wj3 and wj5 at 31 (+4): wj1 fits at 31.
+  EXPECT_EQ(p->plan()->free_at(26), 2);
+  EXPECT_EQ(p->plan()->free_at(29), 6);
+  ASSERT_EQ(p->reservations().size(), 1U);
+  EXPECT_EQ(p->reservations()[0].job, 1);
+  EXPECT_EQ(p->reservations()[0].start, 31);
+}
+
 TEST(LosPolicy, SimulatedHeadNeverStartsAfterItsShadowTime) {
   // A small hand-made workload where the head must wait: the checker
   // verifies every promise and the capacity for every variant.
