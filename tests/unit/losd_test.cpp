@@ -188,7 +188,8 @@ TEST_P(LosdDecisions, EqualTheSimulatorsPolicyOnRecordedSnapshots) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Policies, LosdDecisions,
-                         ::testing::Values("fcfs", "easy", "conservative", "aggressive", "depth:k=3"),
+                         ::testing::Values("fcfs", "easy", "conservative", "aggressive", "depth:k=3", "los", "los-basic",
+                                           "los:lookahead=10:traceback=selected-first"),
                          [](const auto& info) {
                            std::string n = info.param;
                            std::replace_if(n.begin(), n.end(), [](char c) { return !std::isalnum(c); }, '_');
@@ -340,7 +341,8 @@ TEST_F(LosdBadFrames, ASlowClientDoesNotStallThePlugin) {
   m.partitions.push_back(p);
   const auto t0 = std::chrono::steady_clock::now();
   EXPECT_EQ(plugin.request(protocol::encode(m)).header.type, LOS_MSG_DECISIONS);
-  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::milliseconds(250));
+  // Served one by one the stuck clients would cost 10 x 0.3 s; losd serves them side by side.
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(1));
 }
 
 // ---- queries ---------------------------------------------------------------
