@@ -64,6 +64,13 @@ TEST(ProtocolCodec, HeaderLayoutIsLittleEndianAndNamed) {
   EXPECT_EQ(h.payload_length, 0u);
 }
 
+// The worked example of docs/protocol.md, byte for byte.
+TEST(ProtocolCodec, DocumentedQueryPlanExample) {
+  const Bytes expected = {0x4c, 0x4f, 0x53, 0x31, 0x01, 0x00, 0x22, 0x00, 0x07, 0x00, 0x00,
+                          0x00, 0x05, 0x00, 0x00, 0x00, 0x03, 0x00, 0x67, 0x70, 0x75};
+  EXPECT_EQ(encode_query_plan("gpu", 7), expected);
+}
+
 TEST(ProtocolCodec, SnapshotRoundTripDerivesUnits) {
   const SnapshotMessage m = sample_snapshot();
   const Bytes f = encode(m, 9);
