@@ -16,6 +16,8 @@
 #include <benchmark/benchmark.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -137,15 +139,18 @@ void run_case(benchmark::State& state, const std::string& policy, Mode mode) {
   cluster.apply(protocol::decode_decisions(plugin.request(protocol::encode(cluster.message(++seq, true))).payload));
   std::size_t bytes = 0;
   std::size_t decisions = 0;
+  double worst = 0;  // slowest single round trip, ms
   for (auto _ : state) {
     if (mode == Mode::Churn) {
       state.PauseTiming();
       cluster.churn();
       state.ResumeTiming();
     }
+    const auto t0 = std::chrono::steady_clock::now();
     const protocol::Bytes frame = protocol::encode(cluster.message(++seq, mode == Mode::Resync));
     const protocol::Frame reply = plugin.request(frame);
     const protocol::DecisionsMessage d = protocol::decode_decisions(reply.payload);
+    worst = std::max(worst, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
     bytes = frame.size();
     decisions += d.decisions.size();
     if (mode == Mode::Churn) {
@@ -155,6 +160,7 @@ void run_case(benchmark::State& state, const std::string& policy, Mode mode) {
     }
   }
   state.counters["snapshot_bytes"] = static_cast<double>(bytes);
+  state.counters["max_ms"] = worst;
   state.counters["decisions_per_step"] =
       benchmark::Counter(static_cast<double>(decisions), benchmark::Counter::kAvgIterations);
 }
