@@ -25,7 +25,7 @@ class LosdProcess {
  public:
   // `body` is the YAML after the socket keys (policies, limits, ...); the
   // sockets live in the temporary directory and metrics are off unless
-  // `body` sets them.
+  // `body` sets them (see config_text).
   // With `notify_socket`, losd gets it as NOTIFY_SOCKET (systemd's protocol).
   LosdProcess(const std::string& binary, const std::string& body, const std::string& notify_socket = "")
       : binary_(binary), notify_socket_(notify_socket) {
@@ -45,9 +45,17 @@ class LosdProcess {
   LosdProcess(const LosdProcess&) = delete;
   LosdProcess& operator=(const LosdProcess&) = delete;
 
-  std::string config_text(const std::string& body) const {
-    std::string text = "plugin_socket:\n  path: " + dir_ + "/plugin.sock\nquery_socket:\n  path: " + dir_ +
-                       "/query.sock\nadmin_socket:\n  path: " + dir_ + "/admin.sock\n";
+  // A body that configures a socket itself replaces its default section;
+  // "@DIR@" in it stands for the temporary directory.
+  std::string config_text(std::string body) const {
+    for (std::size_t at = body.find("@DIR@"); at != std::string::npos; at = body.find("@DIR@", at)) {
+      body.replace(at, 5, dir_);
+    }
+    std::string text;
+    for (const char* socket : {"plugin", "query", "admin"}) {
+      const std::string key = std::string(socket) + "_socket:";
+      if (body.find(key) == std::string::npos) text += key + "\n  path: " + dir_ + "/" + socket + ".sock\n";
+    }
     if (body.find("metrics:") == std::string::npos) text += "metrics:\n  listen: \"\"\n";
     return text + body;
   }

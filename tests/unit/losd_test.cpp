@@ -578,6 +578,61 @@ TEST(LosdConfig, SighupReloadsAGoodConfigAndKeepsTheOldOnABadOne) {
   EXPECT_EQ(text.find("job=\""), std::string::npos) << "no per-job labels";
 }
 
+TEST(LosdMetrics, PredictionErrorsReportsAndProtocolErrorsAreCounted) {
+  const int port = free_tcp_port();
+  test::LosdProcess losd(kLosd, "metrics:\n  listen: \"127.0.0.1:" + std::to_string(port) + "\"\ndefault_policy: easy\n");
+  Client plugin(losd.plugin_socket());
+  plugin.hello("plugin");
+  auto snapshot = [](std::uint64_t seq, Time now, bool a_running, bool b_running) {
+    protocol::SnapshotMessage m;
+    m.seq = seq;
+    m.now = now;
+    Snapshot p;
+    p.partition = "p";
+    for (int i = 0; i < 4; ++i) p.nodes.push_back({std::string(1, 'n') + static_cast<char>('0' + i), Node::State::Idle});
+    RunningJob r;
+    if (a_running) {
+      r.job = test::job(1, 0, 4, 100);
+      r.start = 990;  // expected to end at 1090
+      r.nodes = {0, 1, 2, 3};
+      p.running.push_back(r);
+    }
+    if (b_running) {
+      r.job = test::job(2, 900, 4, 50);
+      r.start = 1030;
+      r.nodes = {0, 1, 2, 3};
+      p.running.push_back(r);
+    } else {
+      p.queue.push_back(test::job(2, 900, 4, 50));
+    }
+    for (const auto& run : p.running) {
+      for (int n : run.nodes) p.nodes[n].state = Node::State::Allocated;
+    }
+    m.partitions.push_back(std::move(p));
+    return m;
+  };
+  // Job 2 is promised 1090; job 1 ends early at 1030 and 2 starts then: 60 s early.
+  EXPECT_TRUE(protocol::decode_decisions(plugin.request(protocol::encode(snapshot(1, 1000, true, false))).payload).decisions.empty());
+  const auto d = protocol::decode_decisions(plugin.request(protocol::encode(snapshot(2, 1030, false, false))).payload);
+  ASSERT_EQ(d.decisions.size(), 1u);
+  EXPECT_EQ(d.decisions[0].job, 2);
+  plugin.request(protocol::encode(snapshot(3, 1031, false, true)));
+  plugin.send(protocol::encode(protocol::Report{LOS_REPORT_FALLBACK, "p", 0, "losd timed out"}));
+  plugin.send(frame_with(LOS_PROTOCOL_MAGIC, LOS_PROTOCOL_VERSION, LOS_MSG_SNAPSHOT, 3, 3));
+  EXPECT_EQ(error_code_of(plugin.receive()), LOS_ERR_MALFORMED);
+
+  const std::string text = http_get(port, "/metrics");
+  EXPECT_NE(text.find("los_start_prediction_error_seconds_count{partition=\"p\",policy=\"easy\"} 1"), std::string::npos) << text;
+  EXPECT_NE(text.find("los_start_prediction_error_seconds_sum{partition=\"p\",policy=\"easy\"} -60"), std::string::npos) << text;
+  EXPECT_NE(text.find("los_plugin_reports_total{kind=\"fallback\",partition=\"p\"} 1"), std::string::npos) << text;
+  EXPECT_NE(text.find("los_protocol_errors_total{code=\"malformed\",socket=\"plugin\"} 1"), std::string::npos) << text;
+  EXPECT_NE(text.find("los_jobs_started_total{partition=\"p\",policy=\"easy\"} 1"), std::string::npos) << text;
+  EXPECT_NE(text.find("los_nodes{partition=\"p\",state=\"allocated\"} 4"), std::string::npos) << text;
+  EXPECT_NE(text.find("los_utilization_ratio{partition=\"p\"} 1"), std::string::npos) << text;
+  EXPECT_NE(text.find("los_plugin_connections 1"), std::string::npos) << text;
+  EXPECT_TRUE(losd.wait_for_log("plugin report")) << losd.log();
+}
+
 struct CommandResult {
   int status;
   std::string output;
@@ -743,6 +798,46 @@ TEST(LosdOperations, SocketModesAndPeerCredentialsAreLogged) {
   EXPECT_EQ(r.status, 3);
   EXPECT_NE(r.output.find("another process is serving this socket"), std::string::npos) << r.output;
   EXPECT_TRUE(losd.alive());
+}
+
+// Connects as `uid` (a forked child that drops to it) and returns what
+// happened: 0 handshake accepted, 1 refused with NOT_ALLOWED, 2 anything else.
+int handshake_as(uid_t uid, const std::string& socket) {
+  const pid_t child = ::fork();
+  if (child == 0) {
+    if (::setgid(65534) != 0 || ::setuid(uid) != 0) ::_exit(3);
+    try {
+      Client c(socket);
+      c.hello("intruder");
+      ::_exit(0);
+    } catch (const protocol::RemoteError& e) {
+      ::_exit(e.code() == LOS_ERR_NOT_ALLOWED ? 1 : 2);
+    } catch (...) {
+      ::_exit(2);
+    }
+  }
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+TEST(LosdOperations, PeerUidIsCheckedOnThePluginAndAdminSockets) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root to connect as another uid";
+  // Plugin socket open to everyone, so only the uid check stands in the way.
+  test::LosdProcess losd(kLosd,
+                         "plugin_socket:\n  path: @DIR@/plugin.sock\n  mode: \"0666\"\n  allowed_users: [65534]\n"
+                         "admin_socket:\n  path: @DIR@/admin.sock\n  mode: \"0666\"\n"
+                         "default_policy: easy\n");
+  // mkdtemp made the directory 0700: let the other uids reach the sockets.
+  std::filesystem::permissions(std::filesystem::path(losd.plugin_socket()).parent_path(),
+                               std::filesystem::perms::owner_all | std::filesystem::perms::group_exec |
+                                   std::filesystem::perms::others_exec);
+  EXPECT_EQ(handshake_as(65534, losd.plugin_socket()), 0) << losd.log();  // listed
+  EXPECT_EQ(handshake_as(65533, losd.plugin_socket()), 1) << losd.log();  // not listed
+  EXPECT_EQ(handshake_as(65534, losd.admin_socket()), 1) << losd.log();   // admin: root and losd's user only
+  EXPECT_EQ(handshake_as(65533, losd.query_socket()), 0) << losd.log();   // query: anyone
+  EXPECT_TRUE(losd.wait_for_log("connection refused: uid not allowed")) << losd.log();
+  EXPECT_NE(losd.log().find("uid 65533"), std::string::npos) << losd.log();
 }
 
 TEST(LosdOperations, SystemdUnitVerifiesClean) {
