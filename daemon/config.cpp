@@ -216,7 +216,8 @@ DaemonConfig parse_config(const std::string& text, const std::string& source) {
     }
   }
   if (const YAML::Node n = root["forecast"]) {
-    ctx.only(n, "forecast", {"horizon_days", "max_steps"});
+    ctx.only(n, "forecast", {"horizon_days", "max_steps", "max_seconds"});
+    if (n["max_seconds"]) c.forecast.max_seconds = ctx.number(n["max_seconds"], "forecast.max_seconds", 0.001, 3600);
     if (n["horizon_days"]) {
       c.forecast.horizon = static_cast<Time>(ctx.integer(n["horizon_days"], "forecast.horizon_days", 1, 3660)) * 86400;
     }

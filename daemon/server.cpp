@@ -69,14 +69,6 @@ class Session : public std::enable_shared_from_this<Session> {
   Session(Server& server, stream::socket socket, Role role)
       : server_(server), socket_(std::move(socket)), role_(role), timer_(server.io_) {}
 
-  ~Session() {
-    if (role_ == Role::Plugin) {
-      server_.metrics_.plugin_connections(--server_.plugin_clients_);
-    } else {
-      server_.metrics_.query_clients(--server_.query_clients_);
-    }
-  }
-
   void start() {
     if (role_ == Role::Plugin) {
       server_.metrics_.plugin_connections(++server_.plugin_clients_);
@@ -125,9 +117,17 @@ class Session : public std::enable_shared_from_this<Session> {
     timer_.cancel();
   }
 
+  // Every way a connection ends passes here, exactly once. (Not the
+  // destructor: sessions still queued when the server is destroyed must not
+  // touch its members.)
   void close() {
     if (closed_) return;
     closed_ = true;
+    if (role_ == Role::Plugin) {
+      server_.metrics_.plugin_connections(--server_.plugin_clients_);
+    } else {
+      server_.metrics_.query_clients(--server_.query_clients_);
+    }
     disarm();
     boost::system::error_code ignored;
     socket_.shutdown(stream::socket::shutdown_both, ignored);
@@ -209,6 +209,7 @@ class Session : public std::enable_shared_from_this<Session> {
           Bytes reply = server_.hello(role_, protocol::decode_hello(payload_), id, refuse);
           if (refuse) {
             server_.metrics_.protocol_error(to_string(role_), error_name(LOS_ERR_HANDSHAKE));
+            server_.log_.warning("handshake refused", {{"socket", to_string(role_)}, {"peer", peer_}});
             return send(std::move(reply), true);
           }
           hello_ = true;
@@ -272,9 +273,29 @@ class Session : public std::enable_shared_from_this<Session> {
     asio::async_write(socket_, asio::buffer(out_),
                       [self = shared_from_this(), close_after](const boost::system::error_code& ec, std::size_t) {
                         if (ec) return self->ended(ec);
-                        if (close_after) return self->close();
+                        if (close_after) return self->linger();
                         self->read_header();
                       });
+  }
+
+  // Closing with unread bytes from the client resets the connection and the
+  // client would lose the error reply just sent: stop sending, discard what
+  // the client still sends (at most kLingerBytes, within the frame timeout),
+  // then close.
+  void linger() {
+    if (closed_) return;
+    boost::system::error_code ignored;
+    socket_.shutdown(stream::socket::shutdown_send, ignored);
+    arm(seconds(server_.config_.frame_timeout_seconds));
+    drain();
+  }
+  void drain() {
+    socket_.async_read_some(asio::buffer(sink_), [self = shared_from_this()](const boost::system::error_code& ec,
+                                                                            std::size_t n) {
+      self->drained_ += n;
+      if (ec || self->drained_ > kLingerBytes) return self->close();
+      self->drain();
+    });
   }
 
   Server& server_;
@@ -286,6 +307,9 @@ class Session : public std::enable_shared_from_this<Session> {
   protocol::FrameHeader header_info_;
   Bytes payload_;
   Bytes out_;
+  static constexpr std::size_t kLingerBytes = 1 << 20;
+  std::array<std::uint8_t, 4096> sink_{};
+  std::size_t drained_ = 0;
   bool hello_ = false;
   bool closed_ = false;
   uid_t uid_ = static_cast<uid_t>(-1);

@@ -1,6 +1,7 @@
 #include "sim/forecast.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <set>
 #include <stdexcept>
 #include <unordered_map>
@@ -46,7 +47,11 @@ std::vector<Time> forecast_starts(const Snapshot& snapshot, const std::string& p
   const Time limit = s.now > kTimeInfinity - options.horizon ? kTimeInfinity : s.now + options.horizon;
 
   using Kind = SnapshotEvent::Kind;
+  const auto deadline = std::chrono::steady_clock::now() +
+                        std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                            std::chrono::duration<double>(options.max_seconds));
   for (std::size_t step = 0; step < options.max_steps && !s.queue.empty(); ++step) {
+    if (std::chrono::steady_clock::now() > deadline) break;
     const StepResult result = policy->step(s);
     s.events.clear();
     s.resync = false;

@@ -24,6 +24,9 @@ struct ForecastOptions {
   Time horizon = 366 * 24 * 3600;
   // Stop after this many policy steps (a bound on the work of one forecast).
   std::size_t max_steps = 100000;
+  // Stop after this much computing time (seconds); jobs not started by then
+  // are reported as kTimeInfinity.
+  double max_seconds = 10;
 };
 
 // The predicted start of each job of snapshot.queue, in queue order;

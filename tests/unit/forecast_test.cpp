@@ -82,5 +82,12 @@ TEST(Forecast, TooLargeAndBeyondHorizonAreUnknown) {
   EXPECT_EQ(starts[3], kTimeInfinity);
 }
 
+TEST(Forecast, ATimeBudgetOfZeroPredictsNothing) {
+  ForecastOptions o;
+  o.max_seconds = 0;
+  const auto starts = forecast_starts(busy_partition(), "easy", o);
+  EXPECT_EQ(starts, (std::vector<Time>(3, kTimeInfinity)));
+}
+
 }  // namespace
 }  // namespace los
