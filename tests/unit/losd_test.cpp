@@ -812,7 +812,8 @@ int handshake_as(uid_t uid, const std::string& socket) {
       ::_exit(0);
     } catch (const protocol::RemoteError& e) {
       ::_exit(e.code() == LOS_ERR_NOT_ALLOWED ? 1 : 2);
-    } catch (...) {
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "handshake as uid %u: %s\n", static_cast<unsigned>(uid), e.what());
       ::_exit(2);
     }
   }
