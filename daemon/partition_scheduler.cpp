@@ -77,6 +77,7 @@ PartitionScheduler::Outcome PartitionScheduler::step(Snapshot snapshot, bool res
   }
 
   const StepResult result = policy_->step(snapshot);
+  out.wakeup = result.wakeup > snapshot.now ? result.wakeup : kTimeInfinity;
 
   std::vector<char> taken(snapshot.nodes.size(), 0);
   std::unordered_map<JobId, const RunningJob*> running;

@@ -36,6 +36,7 @@ class PartitionScheduler {
 
   struct Outcome {
     std::vector<protocol::WireDecision> decisions;
+    Time wakeup = kTimeInfinity;  // the policy's timer (StepResult::wakeup)
     std::chrono::nanoseconds step_time{0};
     int started = 0;
     // Actual minus first reserved start, for jobs that started since the last step.

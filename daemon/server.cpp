@@ -531,6 +531,7 @@ Bytes Server::snapshot(std::span<const std::uint8_t> payload, std::size_t frame_
     if (o.started) metrics_.jobs_started(sched.name(), policy, o.started);
     for (double e : o.prediction_errors) metrics_.start_prediction_error(sched.name(), policy, e);
     metrics_.reservations(sched.name(), policy, static_cast<int>(sched.policy().reservations().size()));
+    out.wakeup = std::min(out.wakeup, o.wakeup);
     for (auto& d : o.decisions) out.decisions.push_back(std::move(d));
   }
   have_seq_ = true;

@@ -356,6 +356,7 @@ SnapshotMessage decode_snapshot(std::span<const std::uint8_t> payload) {
 Bytes encode(const DecisionsMessage& m, std::uint32_t request_id) {
   Writer w;
   w.u64(m.seq);
+  w.time(m.wakeup);
   w.count(m.decisions.size());
   for (const WireDecision& d : m.decisions) {
     w.u8(decision_code(d.kind));
@@ -372,6 +373,7 @@ DecisionsMessage decode_decisions(std::span<const std::uint8_t> payload) {
   Reader r(payload, "DECISIONS");
   DecisionsMessage m;
   m.seq = r.u64("sequence number");
+  m.wakeup = r.time("wakeup");
   const std::size_t n = r.count("decision count", 16);
   m.decisions.resize(n);
   for (WireDecision& d : m.decisions) {

@@ -78,6 +78,9 @@ struct WireDecision {
 };
 struct DecisionsMessage {
   std::uint64_t seq = 0;  // the snapshot these decisions answer
+  // The plugin should send a snapshot no later than this even if nothing
+  // happens (a policy's time slice ends); kTimeInfinity: no timer.
+  Time wakeup = kTimeInfinity;
   std::vector<WireDecision> decisions;
 };
 

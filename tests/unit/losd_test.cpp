@@ -42,11 +42,13 @@ class Recorder : public SimObserver {
   void after_step(const Snapshot& s, const StepResult& r, const Policy&) override {
     Snapshot copy = s;
     copy.events.clear();
+    wakeups.push_back(r.wakeup > s.now ? r.wakeup : kTimeInfinity);
     snapshots.push_back(std::move(copy));
     decisions.push_back(r.decisions);
   }
   std::vector<Snapshot> snapshots;
   std::vector<std::vector<Decision>> decisions;
+  std::vector<Time> wakeups;
 };
 
 // Acts as the Slurm plugin: turns a simulator snapshot into a live one with
@@ -141,6 +143,7 @@ std::size_t expect_same_decisions(const Workload& w, const std::string& policy) 
     EXPECT_EQ(reply.header.request_id, i);
     const protocol::DecisionsMessage d = protocol::decode_decisions(reply.payload);
     EXPECT_EQ(d.seq, i + 1);
+    EXPECT_EQ(d.wakeup, rec.wakeups[i]) << "step " << i;
     std::vector<std::pair<int, JobId>> got, want;
     for (const auto& x : d.decisions) {
       got.push_back({static_cast<int>(x.kind), x.job});

@@ -178,11 +178,14 @@ TEST(ProtocolCodec, HugeCountsAreRejectedBeforeAllocating) {
 TEST(ProtocolCodec, DecisionsAndQueriesRoundTrip) {
   DecisionsMessage d;
   d.seq = 5;
+  d.wakeup = 12345;
   d.decisions.push_back({Decision::Kind::Start, LOS_JOB_PENDING, "batch", 11, {"n1", "n2"}});
   d.decisions.push_back({Decision::Kind::Suspend, LOS_JOB_RUNNING, "gang", 12, {}});
   const DecisionsMessage back = decode_decisions(payload_of(encode(d)));
   ASSERT_EQ(back.decisions.size(), 2u);
   EXPECT_EQ(back.seq, 5u);
+  EXPECT_EQ(back.wakeup, 12345);
+  EXPECT_EQ(decode_decisions(payload_of(encode(DecisionsMessage{}))).wakeup, kTimeInfinity);
   EXPECT_EQ(back.decisions[0].nodes, (std::vector<std::string>{"n1", "n2"}));
   EXPECT_EQ(back.decisions[1].kind, Decision::Kind::Suspend);
   EXPECT_EQ(back.decisions[1].expected_state, LOS_JOB_RUNNING);
@@ -237,6 +240,7 @@ TEST(ProtocolCodec, CHelpersSpeakTheSameBytes) {
   const Bytes f = encode(d);
   los_cursor c{f.data() + LOS_FRAME_HEADER_SIZE, f.data() + f.size(), 0};
   EXPECT_EQ(los_get_u64(&c), 0x1122334455667788ULL);
+  EXPECT_EQ(los_get_i64(&c), LOS_START_UNKNOWN);  // no wakeup
   EXPECT_EQ(los_get_u32(&c), 1u);
   EXPECT_EQ(los_get_u8(&c), LOS_DECIDE_START);
   EXPECT_EQ(los_get_u8(&c), LOS_JOB_PENDING);
