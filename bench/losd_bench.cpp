@@ -2,7 +2,9 @@
 // snapshot, send it, let losd decide, receive the decisions, decode them.
 // The acceptance target: < 20 ms for 5,000 pending jobs on 1,000 nodes.
 //
-//   build/bin/losd_bench [--policy=easy,conservative] [benchmark flags]
+//   build/bin/losd_bench [--policy=SPEC[,SPEC...]] [benchmark flags]
+//
+// --policy defaults to "easy"; every spec los-sim accepts works.
 //
 // losd is started as a child process from the directory of this binary.
 // Cases per policy:

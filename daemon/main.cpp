@@ -1,4 +1,5 @@
 // losd: the LOS scheduling daemon. See docs/losd.md.
+#include <csignal>
 #include <cstring>
 #include <iostream>
 #include <string>
@@ -83,6 +84,9 @@ int main(int argc, char** argv) {
     return 0;
   }
 
+  // A log reader or client that went away must not kill the daemon: writes
+  // report EPIPE instead.
+  std::signal(SIGPIPE, SIG_IGN);
   los::daemon::Logger log(config.log_level);
   try {
     los::daemon::Server server(std::move(config), log);

@@ -686,6 +686,22 @@ TEST(LosdConfig, CheckConfigNamesTheKeyAndLine) {
   EXPECT_EQ(r.status, 1);
   EXPECT_NE(r.output.find(":2: plugin_socket.mode:"), std::string::npos) << r.output;
 
+  r = check("query_socket:\n  path: /run/los/plugin.sock\n");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.output.find("must differ"), std::string::npos) << r.output;
+
+  r = check("plugin_socket:\n  allowed_users: [slurm-user-that-does-not-exist]\n");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.output.find(":2: plugin_socket.allowed_users[0]: no such user"), std::string::npos) << r.output;
+
+  r = check("partitions:\n  gpu:\n    policy: \"depth:k=2\"\n    parameters:\n      k: 3\n");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.output.find("not both"), std::string::npos) << r.output;
+
+  r = check("");  // empty: every default
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("default policy easy"), std::string::npos) << r.output;
+
   r = run_command(kLosd + " --check-config --config " + std::string(dir) + "/missing.yaml");
   EXPECT_EQ(r.status, 1);
   EXPECT_NE(r.output.find("missing.yaml: cannot read"), std::string::npos) << r.output;
