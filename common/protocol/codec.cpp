@@ -343,8 +343,18 @@ SnapshotMessage decode_snapshot(std::span<const std::uint8_t> payload) {
       if (j.submit < 0) r.fail(job + ": negative submit time");
       j.partition = static_cast<int>(pi);
     }
+    // Allocated nodes no job of this partition holds belong to another
+    // partition's jobs (overlapping partitions): not free here either.
+    std::vector<char> held(nodes, 0);
+    for (const RunningJob& rj : s.running) {
+      for (int n : rj.nodes) held[n] = 1;
+    }
+    std::int64_t foreign = 0;
+    for (std::size_t ni = 0; ni < nodes; ++ni) {
+      if (s.nodes[ni].state == Node::State::Allocated && !held[ni]) ++foreign;
+    }
     s.total_units = usable;
-    s.free_units = static_cast<int>(std::max<std::int64_t>(0, usable - executing));
+    s.free_units = static_cast<int>(std::max<std::int64_t>(0, usable - executing - foreign));
     m.partitions.push_back(std::move(s));
   }
   r.done();

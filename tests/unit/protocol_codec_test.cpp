@@ -102,6 +102,18 @@ TEST(ProtocolCodec, SnapshotRoundTripDerivesUnits) {
   EXPECT_EQ(d.partitions[1].total_units, 0);
 }
 
+TEST(ProtocolCodec, NodesHeldByAnotherPartitionAreNotFree) {
+  SnapshotMessage m = sample_snapshot();
+  m.partitions[0].nodes[2].state = Node::State::Allocated;  // no job here holds node 2
+  const SnapshotMessage d = decode_snapshot(payload_of(encode(m)));
+  EXPECT_EQ(d.partitions[0].total_units, 4);
+  EXPECT_EQ(d.partitions[0].free_units, 1);
+  // A suspended job's nodes stay allocated in Slurm but are free to the policy.
+  m = sample_snapshot();
+  m.partitions[0].running[0].suspended = true;
+  EXPECT_EQ(decode_snapshot(payload_of(encode(m))).partitions[0].free_units, 4);
+}
+
 TEST(ProtocolCodec, EveryTruncationIsRejected) {
   const Bytes f = encode(sample_snapshot());
   const auto payload = payload_of(f);
