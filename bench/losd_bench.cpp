@@ -141,7 +141,8 @@ void run_case(benchmark::State& state, const std::string& policy, Mode mode) {
   cluster.apply(protocol::decode_decisions(plugin.request(protocol::encode(cluster.message(++seq, true))).payload));
   std::size_t bytes = 0;
   std::size_t decisions = 0;
-  double worst = 0;  // slowest single round trip, ms
+  std::vector<double> samples;  // each round trip, ms
+  samples.reserve(4096);
   for (auto _ : state) {
     if (mode == Mode::Churn) {
       state.PauseTiming();
@@ -152,7 +153,7 @@ void run_case(benchmark::State& state, const std::string& policy, Mode mode) {
     const protocol::Bytes frame = protocol::encode(cluster.message(++seq, mode == Mode::Resync));
     const protocol::Frame reply = plugin.request(frame);
     const protocol::DecisionsMessage d = protocol::decode_decisions(reply.payload);
-    worst = std::max(worst, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+    samples.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
     bytes = frame.size();
     decisions += d.decisions.size();
     if (mode == Mode::Churn) {
@@ -162,7 +163,12 @@ void run_case(benchmark::State& state, const std::string& policy, Mode mode) {
     }
   }
   state.counters["snapshot_bytes"] = static_cast<double>(bytes);
-  state.counters["max_ms"] = worst;
+  std::sort(samples.begin(), samples.end());
+  if (!samples.empty()) {
+    state.counters["p50_ms"] = samples[samples.size() / 2];
+    state.counters["p99_ms"] = samples[std::min(samples.size() - 1, samples.size() * 99 / 100)];
+    state.counters["max_ms"] = samples.back();
+  }
   state.counters["decisions_per_step"] =
       benchmark::Counter(static_cast<double>(decisions), benchmark::Counter::kAvgIterations);
 }
