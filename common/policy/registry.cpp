@@ -2,6 +2,7 @@
 
 #include "policies/backfilling.hpp"
 #include "policies/fcfs.hpp"
+#include "policies/gang.hpp"
 
 namespace los {
 
@@ -13,6 +14,17 @@ const std::vector<PolicyInfo>& policy_catalog() {
        "", make_conservative},
       {"aggressive", "backfilling without reservations (may starve large jobs)", "", make_aggressive},
       {"depth", "backfilling where the first k blocked jobs hold reservations", "k=4 reservation depth", make_depth},
+      {"gang", "gang scheduling (Ousterhout matrix): FCFS into rows, compaction, replication into holes",
+       "mpl=5 rows; slice=200 seconds; cs=0 context-switch stall, % of the slice; charge_start=true first starts pay it",
+       make_gang},
+      {"bgs", "gang scheduling with conservative backfilling inside each row (estimates x MPL)",
+       "mpl=5; slice=200; cs=0; charge_start=true (as gang)", make_bgs},
+      {"mgs", "gang scheduling with migration (checkpoint/restart) to collapse rows and fill holes",
+       "mpl=5; slice=200; cs=0; charge_start=true (as gang); c=10 seconds per migration; q=64 tasks migrated per "
+       "slice, -1 unlimited; migrate_idle=false migrate even when no job waits",
+       make_mgs},
+      {"mbgs", "gang scheduling with backfilling and migration",
+       "mpl=5; slice=200; cs=0; charge_start=true; c=10; q=64; migrate_idle=false (as mgs)", make_mbgs},
   };
   return catalog;
 }
