@@ -571,6 +571,12 @@ StepResult GangPolicy::step(const Snapshot& s) {
   advance_slice(now, idle_before);
   StepResult result;
   if (!matrix_->empty()) result.decisions = switch_to_active_row(s);
+  // Jobs placed in the matrix that have not run yet stay in the simulator's
+  // queue until their row's slice; they no longer wait for the scheduler.
+  std::size_t starting = 0;
+  for (const Decision& d : result.decisions) starting += d.kind == Decision::Kind::Start;
+  result.admitted = matrix_->job_count() - starting;
+  for (const RunningJob& r : s.running) result.admitted -= matrix_->contains(r.job.id);
   result.wakeup = slice_end_;
   if (options_.backfill) result.wakeup = std::min(result.wakeup, next_reserved_start());
   return result;
