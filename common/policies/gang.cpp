@@ -410,7 +410,9 @@ void GangPolicy::fill() {
 void GangPolicy::fill_with_migration() {
   // FillMatrix-2 (§2.6): replicate a job into a row after moving the jobs in
   // its way (option 1 only: a replica keeps its columns). The jobs moved must
-  // appear in that row only and not have moved in this event.
+  // appear in that row only and not have moved in this event. Columns that
+  // relocations here set free are used by plain replication as well (the
+  // spec's loop would skip them, FillMatrix-1 having run already).
   const Time c_full = options_.migration_cost;
   const Time c_half = c_full / 2;
   bool changed = true;
@@ -419,7 +421,14 @@ void GangPolicy::fill_with_migration() {
     for (JobId a : matrix_->by_placement()) {
       const std::vector<int>& cols_a = matrix_->columns_of(a);
       for (int p = 0; p < options_.mpl; ++p) {
-        if (matrix_->in_row(a, p) || matrix_->columns_free(p, cols_a)) continue;
+        if (matrix_->in_row(a, p)) continue;
+        if (matrix_->columns_free(p, cols_a)) {
+          // A relocation in this phase opened the columns: a FillMatrix-1
+          // replica, free of cost.
+          matrix_->replicate(a, p);
+          changed = true;
+          break;
+        }
         if (matrix_->free_count(p) < matrix_->size_of(a)) continue;
         const std::vector<JobId> in_way = matrix_->jobs_on(p, cols_a);
         long long tasks = 0;
