@@ -63,19 +63,15 @@ std::vector<JobId> GangMatrix::jobs_in_row(int row) const {
 }
 
 std::vector<JobId> GangMatrix::by_placement() const {
-  std::vector<std::pair<std::uint64_t, JobId>> order;
-  order.reserve(jobs_.size());
-  for (const auto& [id, e] : jobs_) order.push_back({e.order, id});
-  std::sort(order.begin(), order.end());
   std::vector<JobId> out;
-  out.reserve(order.size());
-  for (const auto& [o, id] : order) out.push_back(id);
+  out.reserve(placement_.size());
+  for (const auto& [order, id] : placement_) out.push_back(id);
   return out;
 }
 
 std::vector<JobId> GangMatrix::homed_in(int row) const {
   std::vector<JobId> out;
-  for (JobId id : by_placement()) {
+  for (const auto& [order, id] : placement_) {
     if (jobs_.at(id).home == row) out.push_back(id);
   }
   return out;
@@ -102,6 +98,7 @@ void GangMatrix::place(JobId id, int size, int row, std::vector<int> cols) {
   if (static_cast<int>(cols.size()) != size) throw std::logic_error("gang matrix: column count differs from size");
   if (jobs_.count(id)) throw std::logic_error("gang matrix: job " + std::to_string(id) + " placed twice");
   occupy(id, row, cols);
+  placement_.emplace(next_order_, id);
   jobs_.emplace(id, Entry{size, row, std::uint64_t{1} << row, next_order_++, std::move(cols)});
 }
 
@@ -118,6 +115,7 @@ void GangMatrix::remove(JobId id) {
   for (int r = 0; r < rows_; ++r) {
     if ((it->second.rows >> r) & 1U) vacate(r, it->second.cols);
   }
+  placement_.erase(it->second.order);
   jobs_.erase(it);
 }
 

@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <map>
 #include <unordered_map>
 #include <vector>
 
@@ -88,6 +89,7 @@ class GangMatrix {
   std::vector<JobId> cells_;
   std::vector<int> free_;
   std::unordered_map<JobId, Entry> jobs_;
+  std::map<std::uint64_t, JobId> placement_;  // placement order -> job
   std::uint64_t next_order_ = 0;
 };
 
