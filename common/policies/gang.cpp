@@ -40,7 +40,7 @@ void GangPolicy::drop_reservation(JobId id) {
 
 void GangPolicy::place(JobId id, int size, int row, Time now, Time duration) {
   matrix_->place(id, size, row, matrix_->lowest_free(row, size));
-  if (options_.backfill) occupied_[id] = Occupation{row, size, now + duration};
+  if (options_.backfill) occupied_[id] = Occupation{row, size, now + duration, duration / options_.mpl};
 }
 
 void GangPolicy::compress(int row, Time now) {
@@ -132,6 +132,7 @@ void GangPolicy::apply_events(const Snapshot& s) {
         }
         matrix_->remove(ev.job);
         pending_stall_.erase(ev.job);
+        progress_.erase(ev.job);
         if (options_.backfill) {
           const Occupation occ = occupied_.at(ev.job);
           occupied_.erase(ev.job);
@@ -525,6 +526,50 @@ std::vector<Decision> GangPolicy::switch_to_active_row(const Snapshot& s) {
   return suspends;
 }
 
+Time GangPolicy::done_now(JobId id, Time now) const {
+  const auto it = progress_.find(id);
+  if (it == progress_.end()) return 0;
+  const Progress& p = it->second;
+  return p.since < 0 ? p.done : p.done + std::max<Time>(0, now - p.since - p.budget);
+}
+
+void GangPolicy::track_switches(const std::vector<Decision>& decisions, Time now) {
+  for (const Decision& d : decisions) {
+    Progress& p = progress_[d.job];
+    if (d.kind == Decision::Kind::Suspend) {
+      const Time elapsed = now - p.since;
+      const Time paid = std::min(elapsed, p.budget);
+      p.budget -= paid;
+      p.done += elapsed - paid;
+      p.since = -1;
+    } else {
+      p.since = now;
+      p.budget += d.overhead;
+    }
+  }
+}
+
+void GangPolicy::rebuild_plans(Time now, bool with_reservations) {
+  // plan=rebuild: each row's profile from its running jobs' remaining
+  // estimates (§2.4, remaining-work form); the reservations of the previous
+  // event are laid over it only for the Compact check.
+  for (RowPlan& p : plans_) p.planner = Planner(matrix_->columns(), now);
+  for (auto& [id, occ] : occupied_) {
+    occ.end = now + static_cast<Time>(options_.mpl) * std::max<Time>(1, occ.estimate - done_now(id, now));
+    plans_[static_cast<std::size_t>(occ.row)].planner.add(now, occ.end, -occ.size);
+  }
+  if (with_reservations) {
+    for (const auto& [id, r] : reserved_) {
+      if (r.start + r.duration > now) {
+        plans_[static_cast<std::size_t>(r.row)].planner.add(std::max(now, r.start), r.start + r.duration, -r.size);
+      }
+    }
+    return;
+  }
+  reserved_.clear();
+  for (RowPlan& p : plans_) p.reserved.clear();
+}
+
 Time GangPolicy::next_reserved_start() const {
   Time first = kTimeInfinity;
   for (const RowPlan& p : plans_) {
@@ -563,10 +608,19 @@ StepResult GangPolicy::step(const Snapshot& s) {
   // the policy asked to be woken for it.
   if (options_.backfill && next_reserved_start() <= now) recompute = true;
   if (recompute) {
-    if (options_.backfill) replan_overruns(now);
+    const bool rebuild = options_.backfill && options_.rebuild_plan;
+    if (rebuild) {
+      rebuild_plans(now, true);
+    } else if (options_.backfill) {
+      replan_overruns(now);
+    }
     matrix_->remove_replicas();                       // CleanMatrix
     compact(now);                                     // CompactMatrix / CollapseMatrix-1
-    if (options_.backfill) compress_freed(now);
+    if (rebuild) {
+      rebuild_plans(now, false);                      // the queue is re-planned from scratch
+    } else if (options_.backfill) {
+      compress_freed(now);
+    }
     bool waiting = options_.backfill ? schedule_backfill(s) : schedule_gang(s);  // Schedule-1
     const bool migrating = options_.migrate && options_.max_tasks != 0;
     if (migrating && (waiting || options_.migrate_idle)) {
@@ -580,6 +634,7 @@ StepResult GangPolicy::step(const Snapshot& s) {
   advance_slice(now, idle_before);
   StepResult result;
   if (!matrix_->empty()) result.decisions = switch_to_active_row(s);
+  if (options_.rebuild_plan) track_switches(result.decisions, now);
   // Jobs placed in the matrix that have not run yet stay in the simulator's
   // queue until their row's slice; they no longer wait for the scheduler.
   std::size_t starting = 0;
@@ -593,7 +648,7 @@ StepResult GangPolicy::step(const Snapshot& s) {
 
 std::vector<PlannedStart> GangPolicy::reservations() const {
   std::vector<PlannedStart> out;
-  if (options_.mpl != 1 || plans_.empty()) return out;
+  if (options_.mpl != 1 || options_.rebuild_plan || plans_.empty()) return out;
   for (const auto& [start, order, id] : plans_.front().reserved) out.push_back({id, start});
   return out;
 }
@@ -622,6 +677,10 @@ PolicyPtr make(const PolicySpec& spec, bool backfill, bool migrate) {
   canonical.params["slice"] = std::to_string(o.slice);
   canonical.params["cs"] = fixed_number(o.cs_percent);
   canonical.params["charge_start"] = o.charge_start ? "true" : "false";
+  if (backfill) {
+    o.rebuild_plan = spec.get_choice("plan", "keep", {"keep", "rebuild"}) == "rebuild";
+    canonical.params["plan"] = o.rebuild_plan ? "rebuild" : "keep";
+  }
   if (migrate) {
     o.migration_cost = spec.get_int("c", 10, 0, 100000000);
     o.max_tasks = spec.get_int("q", 64, -1, 1000000000);

@@ -29,12 +29,16 @@
 //   - columns: lowest-numbered free columns; best-fit row ties and row
 //     orders break by lowest index; Compact/Collapse move jobs only into rows
 //     at least as populated as their source;
-//   - BGS reservations are kept across events and compressed when capacity
-//     frees, never moved later, exactly as the `conservative` policy does (so
-//     bgs with mpl=1 is conservative); a running job holds its home row from
-//     its placement for MPL x estimate (the spec's start-based form); if
-//     overheads push it past that, its row is re-planned with one more cycle
-//     (MPL x slice) for it; a reserved job may start early in another row;
+//   - BGS reservations (plan=keep, the default) are kept across events and
+//     compressed when capacity frees, never moved later, exactly as the
+//     `conservative` policy does (so bgs with mpl=1 is conservative); a
+//     running job holds its home row from its placement for MPL x estimate
+//     (the spec's start-based form); if overheads push it past that, its row
+//     is re-planned with one more cycle (MPL x slice) for it; a reserved job
+//     may start early in another row. plan=rebuild is the spec's default
+//     instead: all reservations dropped and re-planned in FCFS order at every
+//     event, running jobs holding MPL x remaining estimate (the policy tracks
+//     each job's progress as the simulator does: stall first, then work);
 //   - migration: odd C splits into floor(C/2) + ceil(C/2); equal costs
 //     prefer fewer migrated tasks, then option 2; a job moved in one event is
 //     not moved again in it; Q is counted per slice (reset at each boundary);
@@ -67,6 +71,11 @@ struct GangOptions {
   Time migration_cost = 10;  // C: seconds per migrated job (checkpoint + restart)
   long long max_tasks = 64;  // Q: tasks migrated per slice; -1 unlimited
   bool migrate_idle = false; // run CollapseMatrix-2 even with no job waiting
+  // BGS / MBGS: false keeps reservations across events and compresses them
+  // (never later; bgs with mpl=1 is conservative); true is the spec's §2.4
+  // default: every event drops all reservations and re-plans the queue in
+  // FCFS order, running jobs holding their row for MPL x remaining estimate.
+  bool rebuild_plan = false;
 };
 
 class GangPolicy final : public Policy {
@@ -90,6 +99,14 @@ class GangPolicy final : public Policy {
     int row;
     int size;
     Time end;
+    Time estimate;  // dedicated estimate, >= 1
+  };
+  // Dedicated work done, as the simulator counts it: while executing a job
+  // first pays its stall budget, then progresses (plan=rebuild only).
+  struct Progress {
+    Time since = -1;  // executing since (or -1)
+    Time budget = 0;  // stall not yet paid
+    Time done = 0;    // work done up to `since`
   };
   struct Reservation {
     int row;
@@ -128,6 +145,9 @@ class GangPolicy final : public Policy {
   Time planned_duration(const Job& j) const;
 
   Time next_reserved_start() const;
+  Time done_now(JobId id, Time now) const;
+  void track_switches(const std::vector<Decision>& decisions, Time now);
+  void rebuild_plans(Time now, bool with_reservations);
   void advance_slice(Time now, bool idle_before);
   std::vector<Decision> switch_to_active_row(const Snapshot& s);
 
@@ -146,6 +166,7 @@ class GangPolicy final : public Policy {
   std::unordered_map<JobId, Occupation> occupied_;
   std::unordered_map<JobId, Reservation> reserved_;
   std::int64_t next_order_ = 0;
+  std::unordered_map<JobId, Progress> progress_;
 };
 
 PolicyPtr make_gang(const PolicySpec& spec);

@@ -18,13 +18,16 @@ const std::vector<PolicyInfo>& policy_catalog() {
        "mpl=5 rows; slice=200 seconds; cs=0 context-switch stall, % of the slice; charge_start=true first starts pay it",
        make_gang},
       {"bgs", "gang scheduling with conservative backfilling inside each row (estimates x MPL)",
-       "mpl=5; slice=200; cs=0; charge_start=true (as gang)", make_bgs},
+       "mpl=5; slice=200; cs=0; charge_start=true (as gang); plan=keep reservations kept and compressed as in "
+       "conservative, or rebuild: re-planned in FCFS order at every event from remaining estimates",
+       make_bgs},
       {"mgs", "gang scheduling with migration (checkpoint/restart) to collapse rows and fill holes",
        "mpl=5; slice=200; cs=0; charge_start=true (as gang); c=10 seconds per migration; q=64 tasks migrated per "
        "slice, -1 unlimited; migrate_idle=false migrate even when no job waits",
        make_mgs},
       {"mbgs", "gang scheduling with backfilling and migration",
-       "mpl=5; slice=200; cs=0; charge_start=true; c=10; q=64; migrate_idle=false (as mgs)", make_mbgs},
+       "mpl=5; slice=200; cs=0; charge_start=true; plan=keep (as bgs); c=10; q=64; migrate_idle=false (as mgs)",
+       make_mbgs},
   };
   return catalog;
 }

@@ -89,13 +89,15 @@ TEST(Gang, OptionsHaveDocumentedDefaultsAndRejectBadInput) {
   PolicyPtr p = make_policy("gang");
   EXPECT_EQ(p->name(), "gang:charge_start=true:cs=0:mpl=5:slice=200");
   EXPECT_EQ(make_policy(p->name())->name(), p->name());
-  EXPECT_EQ(make_policy("mbgs")->name(), "mbgs:c=10:charge_start=true:cs=0:migrate_idle=false:mpl=5:q=64:slice=200");
+  EXPECT_EQ(make_policy("mbgs")->name(), "mbgs:c=10:charge_start=true:cs=0:migrate_idle=false:mpl=5:plan=keep:q=64:slice=200");
   EXPECT_THROW(make_policy("gang:mpl=0"), PolicySpecError);
   EXPECT_THROW(make_policy("gang:mpl=65"), PolicySpecError);
   EXPECT_THROW(make_policy("gang:cs=-1"), PolicySpecError);
   EXPECT_THROW(make_policy("gang:q=5"), PolicySpecError);  // migration options belong to mgs/mbgs
   EXPECT_THROW(make_policy("mgs:q=-2"), PolicySpecError);
   EXPECT_THROW(make_policy("bgs:slice=abc"), PolicySpecError);
+  EXPECT_THROW(make_policy("bgs:plan=later"), PolicySpecError);
+  EXPECT_THROW(make_policy("gang:plan=rebuild"), PolicySpecError);  // no plan without backfilling
 }
 
 // ---- hand-computed schedules --------------------------------------------------
@@ -179,6 +181,28 @@ TEST(Gang, MigrationFillsAndFreesRows) {
   EXPECT_EQ(start_of(q, 5), start_of(g, 5));
 }
 
+// plan=rebuild (the spec's default for BGS): every event re-plans the queue;
+// a running job holds its row for MPL x its remaining estimate.
+TEST(Gang, RebuiltPlanUsesRemainingEstimates) {
+  // Row 0: job 1 (3 of 4 columns, estimate 100); row 1: job 2 (full width).
+  // Job 3 (full width) fits no row and is reserved in row 0 at 0 + 2 x 100 =
+  // 200 (the tie with row 1 goes to the lower index). Job 4 (1 column,
+  // estimate 60, so 2 x 60 = 120 s of row time) arrives at 50.
+  //   plan=keep: row 0 has 1 column free over [50, 170), before job 3's
+  //   reservation at 200: job 4 starts at once.
+  //   plan=rebuild: job 1 has done 50 s and holds row 0 until 50 + 2 x 50 =
+  //   150; re-planned first, job 3 is reserved in row 0 at 150, so job 4 no
+  //   longer fits there and waits. Job 1 ends at 100, job 3 is placed in
+  //   row 0 then and runs with row 0's next slice at 200; job 2 ends at 200,
+  //   job 4 takes row 1 and runs in its slice at 300.
+  const Workload w = workload(4, {job(1, 0, 3, 100), job(2, 0, 4, 100), job(3, 0, 4, 100), job(4, 50, 1, 60)});
+  const SimResult keep = run(w, "bgs:mpl=2:slice=100");
+  EXPECT_EQ(start_of(keep, 4), 50);
+  const SimResult rebuilt = run(w, "bgs:mpl=2:slice=100:plan=rebuild");
+  EXPECT_EQ(start_of(rebuilt, 3), 200);
+  EXPECT_EQ(start_of(rebuilt, 4), 300);
+}
+
 // ---- identities on shared traces ----------------------------------------------
 
 class GangTrace : public ::testing::TestWithParam<const char*> {};
@@ -224,7 +248,8 @@ TEST_P(GangTrace, ZeroOverheadsCostNothingAndChangeNothingElse) {
 TEST_P(GangTrace, SchedulesAreSoundAndEveryJobRuns) {
   const Workload w = trace_window(GetParam(), 2000, 0.95);
   if (w.jobs.empty()) GTEST_SKIP() << "shared trace absent";
-  for (const char* spec : {"gang:mpl=5:cs=2", "bgs:mpl=2:cs=1", "mgs:mpl=5:c=10:q=64", "mbgs:mpl=5:cs=1:c=10:q=64"}) {
+  for (const char* spec : {"gang:mpl=5:cs=2", "bgs:mpl=2:cs=1", "mgs:mpl=5:c=10:q=64", "mbgs:mpl=5:cs=1:c=10:q=64",
+                           "bgs:mpl=3:cs=2:plan=rebuild", "mbgs:mpl=5:c=10:q=64:plan=rebuild"}) {
     PolicyPtr p = make_policy(spec);
     InvariantChecker checker;
     const SimResult r = simulate(w, *p, {}, &checker);
