@@ -64,17 +64,6 @@ def better(a, b):
     return 100.0 * (a - b) / a if a > 0 else 0.0
 
 
-def label(key):
-    head, mpl, cs, c, q = key
-    names = {"conservative": "BF", "gang": "GS", "bgs": "BGS", "mgs": "MGS", "mbgs": "MBGS"}
-    if head == "conservative":
-        return "BF"
-    text = f"{names[head]}-{mpl} cs={cs}%"
-    if head in ("mgs", "mbgs"):
-        text += f" C={c}s Q={'inf' if q == '-1' else q}"
-    return text
-
-
 def workload_report(w, runs, offered, title, level):
     """Tables and checks for one stand-in workload; configurations not run are left out."""
     h = "#" * level
