@@ -13,6 +13,7 @@ PartitionScheduler::PartitionScheduler(std::string name, const std::string& poli
 void PartitionScheduler::set_policy(const std::string& policy_spec) {
   policy_ = make_policy(policy_spec);
   need_resync_ = true;
+  fresh_policy_ = true;
   first_promise_.clear();
 }
 
@@ -54,7 +55,16 @@ std::vector<std::string> PartitionScheduler::place(const Snapshot& s, const Deci
 PartitionScheduler::Outcome PartitionScheduler::step(Snapshot snapshot, bool resync) {
   Outcome out;
   const auto t0 = std::chrono::steady_clock::now();
-  if (!previous_ || resync || need_resync_ || snapshot.now < previous_->now) {
+  if (fresh_policy_ && snapshot.running.empty()) {
+    // A policy instance that has not stepped yet, on a partition where nothing
+    // runs: it misses nothing, and learns the queue as arrivals, exactly as
+    // at the start of a simulation. (Some policies, gang scheduling among
+    // them, cannot rebuild from a resync at all.)
+    Snapshot empty;
+    empty.now = snapshot.now;
+    snapshot.events = diff_snapshots(empty, snapshot);
+    snapshot.resync = false;
+  } else if (!previous_ || resync || need_resync_ || snapshot.now < previous_->now) {
     snapshot.events.clear();
     snapshot.resync = true;
   } else {
@@ -62,6 +72,7 @@ PartitionScheduler::Outcome PartitionScheduler::step(Snapshot snapshot, bool res
     snapshot.resync = false;
   }
   need_resync_ = false;
+  fresh_policy_ = false;
 
   // Jobs that started since the last step: how far off was their first promise?
   for (const SnapshotEvent& ev : snapshot.events) {

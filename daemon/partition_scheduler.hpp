@@ -8,7 +8,9 @@
 //
 // After a daemon restart, a policy switch, a plugin resync or a gap in the
 // snapshot sequence the events are not known: the step is marked `resync`
-// and a stateful policy rebuilds from the snapshot alone.
+// and a stateful policy rebuilds from the snapshot alone. The exception: a
+// policy instance's first step on a partition where nothing runs sees the
+// queue as arrivals, as at the start of a simulation.
 #pragma once
 
 #include <chrono>
@@ -58,6 +60,7 @@ class PartitionScheduler {
   std::optional<Snapshot> previous_;
   std::vector<JobId> started_last_;
   bool need_resync_ = true;
+  bool fresh_policy_ = true;  // this policy instance has not stepped yet
   std::unordered_map<JobId, Time> first_promise_;
   std::chrono::nanoseconds last_step_time_{0};
 };

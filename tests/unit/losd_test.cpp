@@ -79,6 +79,9 @@ class FakeCluster {
     for (const RunningJob& r : s.running) {
       RunningJob w = r;
       auto& nodes = placed_[r.job.id];
+      // A time-sharing policy places jobs itself (rows of a gang matrix
+      // share nodes): the simulator's placement is the cluster's.
+      if (!r.nodes.empty()) nodes = r.nodes;
       if (nodes.empty()) {
         for (int i = 0; i < static_cast<int>(used_.size()) && static_cast<int>(nodes.size()) < r.job.size; ++i) {
           if (!used_[i]) {
@@ -90,8 +93,12 @@ class FakeCluster {
       w.nodes = nodes;
       p.running.push_back(w);
     }
+    std::vector<char> executing(used_.size(), 0);
+    for (const RunningJob& r : p.running) {
+      for (int n : r.nodes) executing[n] = executing[n] || !r.suspended;
+    }
     for (int i = 0; i < static_cast<int>(used_.size()); ++i) {
-      p.nodes.push_back({names_[i], used_[i] ? Node::State::Allocated : Node::State::Idle});
+      p.nodes.push_back({names_[i], used_[i] || executing[i] ? Node::State::Allocated : Node::State::Idle});
     }
     p.queue = s.queue;
     m.partitions.push_back(std::move(p));
@@ -134,6 +141,10 @@ std::size_t expect_same_decisions(const Workload& w, const std::string& policy) 
   test::LosdProcess losd(kLosd, "default_policy: \"" + policy + "\"\n");
   Client plugin(losd.plugin_socket());
   plugin.hello("test-plugin", "", "23.11");
+  bool time_sharing = false;
+  for (const auto& ds : rec.decisions) {
+    for (const Decision& x : ds) time_sharing = time_sharing || x.kind != Decision::Kind::Start || !x.nodes.empty();
+  }
   FakeCluster cluster(w.units);
   std::size_t mismatches = 0;
   for (std::size_t i = 0; i < rec.snapshots.size(); ++i) {
@@ -155,7 +166,9 @@ std::size_t expect_same_decisions(const Workload& w, const std::string& policy) 
         if (job != rec.snapshots[i].queue.end()) {
           EXPECT_EQ(static_cast<int>(x.nodes.size()), job->size);
         }
-        EXPECT_TRUE(cluster.place(x.job, x.nodes)) << "job " << x.job << " placed on busy or unknown nodes";
+        if (!time_sharing) {
+          EXPECT_TRUE(cluster.place(x.job, x.nodes)) << "job " << x.job << " placed on busy or unknown nodes";
+        }
       }
     }
     for (const auto& x : rec.decisions[i]) want.push_back({static_cast<int>(x.kind), x.job});
@@ -192,7 +205,8 @@ TEST_P(LosdDecisions, EqualTheSimulatorsPolicyOnRecordedSnapshots) {
 
 INSTANTIATE_TEST_SUITE_P(Policies, LosdDecisions,
                          ::testing::Values("fcfs", "easy", "conservative", "aggressive", "depth:k=3", "los", "los-basic",
-                                           "los:lookahead=10:traceback=selected-first"),
+                                           "los:lookahead=10:traceback=selected-first", "gang", "bgs", "mgs",
+                                           "mbgs"),
                          [](const auto& info) {
                            std::string n = info.param;
                            std::replace_if(n.begin(), n.end(), [](char c) { return !std::isalnum(c); }, '_');
