@@ -33,7 +33,13 @@ std::vector<Time> forecast_starts(const Snapshot& snapshot, const std::string& p
 
   Snapshot s = snapshot;
   s.events.clear();
-  s.resync = true;
+  // The fresh instance rebuilds from the snapshot; with nothing running it
+  // can learn the queue as arrivals instead, as at the start of a simulation
+  // (policies that cannot rebuild, gang scheduling, need that).
+  s.resync = !s.running.empty();
+  if (!s.resync) {
+    for (const Job& j : s.queue) s.events.push_back({SnapshotEvent::Kind::Arrived, j.id, j.size, 0, j.estimate});
+  }
   std::unordered_map<JobId, Progress> progress;
   std::set<std::pair<Time, JobId>> ends;
   for (const RunningJob& r : s.running) {

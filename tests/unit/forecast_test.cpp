@@ -82,6 +82,18 @@ TEST(Forecast, TooLargeAndBeyondHorizonAreUnknown) {
   EXPECT_EQ(starts[3], kTimeInfinity);
 }
 
+TEST(Forecast, GangSchedulingFromAnIdlePartition) {
+  Snapshot s;
+  s.now = 0;
+  s.total_units = 4;
+  s.free_units = 4;
+  s.queue = {test::job(1, 0, 4, 100), test::job(2, 0, 4, 100)};
+  const auto starts = forecast_starts(s, "gang:mpl=2:slice=10");
+  // Two rows: job 1 runs in the first slice, job 2 in the second.
+  EXPECT_EQ(starts[0], 0);
+  EXPECT_EQ(starts[1], 10);
+}
+
 TEST(Forecast, ATimeBudgetOfZeroPredictsNothing) {
   ForecastOptions o;
   o.max_seconds = 0;
