@@ -18,9 +18,9 @@
 // units: the profile counts every job that ends at or before the shadow time
 // towards the extra units.
 //
-// State: the profile of running jobs and reservations, and the reservations
-// themselves. It is rebuilt from the snapshot when the events do not explain
-// it (a resync, a start this policy did not plan, a job past its estimate).
+// State: the running jobs' profile (RunningProfile), the reservations on top
+// of it. Both are rebuilt from the snapshot when the events do not explain it
+// (a resync, a start this policy did not decide, a job past its estimate).
 #pragma once
 
 #include <cstdint>
@@ -29,6 +29,7 @@
 #include <tuple>
 #include <unordered_map>
 
+#include "planner/running_profile.hpp"
 #include "policy/policy.hpp"
 
 namespace los {
@@ -43,40 +44,30 @@ class BackfillingPolicy final : public Policy {
   std::string name() const override { return label_; }
   StepResult step(const Snapshot& snapshot) override;
   std::vector<PlannedStart> reservations() const override;
-  const Planner* plan() const override { return &planner_; }
+  const Planner* plan() const override { return &profile_.planner(); }
 
   int depth() const { return depth_; }
 
  private:
-  struct Occupation {
-    int size;
-    Time end;  // where the profile expects the units back
-  };
   struct Reservation {
     int size;
     Time start;
     Time duration;
     std::int64_t order;  // creation order: breaks ties between equal starts
-    bool starting;       // a start decision was issued; waiting for Started
   };
-  using ByStart = std::set<std::tuple<Time, std::int64_t, JobId>>;
 
-  bool apply_events(const Snapshot& snapshot, bool& freed);
+  bool update(const Snapshot& snapshot, bool& freed);
   void rebuild(const Snapshot& snapshot);
   void compress(Time now);
   void add_reservation(JobId id, int size, Time start, Time duration);
   void drop_reservation(JobId id);
-  void add_running(JobId id, int size, Time start, Time end);
 
   int depth_;
   std::string label_;
-  Planner planner_;
-  std::unordered_map<JobId, Occupation> running_;
-  std::set<std::pair<Time, JobId>> running_by_end_;
+  RunningProfile profile_;  // running jobs; the reservations sit on top of it
   std::unordered_map<JobId, Reservation> reserved_;
-  ByStart reserved_by_start_;
+  std::set<std::tuple<Time, std::int64_t, JobId>> reserved_by_start_;
   std::int64_t next_order_ = 0;
-  int promised_ = 0;  // reservations not yet starting: the depth in use
 };
 
 PolicyPtr make_easy(const PolicySpec& spec);

@@ -5,10 +5,6 @@
 namespace los {
 namespace {
 
-// A zero estimate would occupy nothing; one second is the smallest span the
-// profile holds (the same rule as the backfilling policies).
-Time planned_duration(Time estimate) { return std::max<Time>(estimate, 1); }
-
 }  // namespace
 
 std::int64_t los_slowdown_merit(Time now, Time submit, Time estimate) {
@@ -25,74 +21,8 @@ std::int64_t los_slowdown_merit(Time now, Time submit, Time estimate) {
 
 LosPolicy::LosPolicy(LosOptions options, std::string label) : options_(options), label_(std::move(label)) {}
 
-void LosPolicy::add_running(JobId id, int size, Time end) {
-  running_[id] = Occupation{size, end};
-  running_by_end_.insert({end, id});
-}
-
-bool LosPolicy::apply_events(const Snapshot& snapshot) {
-  const Time now = snapshot.now;
-  for (const SnapshotEvent& ev : snapshot.events) {
-    switch (ev.kind) {
-      case SnapshotEvent::Kind::Arrived:
-        break;
-      case SnapshotEvent::Kind::Started: {
-        // Only starts this policy decided are already in the profile.
-        const auto it = starting_.find(ev.job);
-        if (it == starting_.end()) return false;
-        add_running(ev.job, it->second.size, it->second.end);
-        starting_.erase(it);
-        break;
-      }
-      case SnapshotEvent::Kind::Ended: {
-        const auto it = running_.find(ev.job);
-        if (it == running_.end()) return false;
-        const Occupation occ = it->second;
-        running_by_end_.erase({occ.end, ev.job});
-        running_.erase(it);
-        if (occ.end > now) planner_.add(now, occ.end, occ.size);
-        break;
-      }
-      case SnapshotEvent::Kind::Withdrawn:
-        if (starting_.count(ev.job)) return false;
-        break;
-      case SnapshotEvent::Kind::Suspended:
-      case SnapshotEvent::Kind::Resumed:
-        return false;  // not space sharing: rebuild from the snapshot
-    }
-  }
-  // A start decision not carried out, a job past its estimate, or a free
-  // count that disagrees: the profile no longer matches the cluster.
-  if (!starting_.empty()) return false;
-  if (!running_by_end_.empty() && running_by_end_.begin()->first <= now) return false;
-  return planner_.free_at(now) == snapshot.free_units;
-}
-
-void LosPolicy::rebuild(const Snapshot& snapshot) {
-  const Time now = snapshot.now;
-  planner_ = Planner(snapshot.total_units, now);
-  running_.clear();
-  running_by_end_.clear();
-  starting_.clear();
-  for (const RunningJob& r : snapshot.running) {
-    if (r.suspended) continue;
-    const Time end = r.expected_end(now);
-    planner_.add(now, end, -r.job.size);
-    add_running(r.job.id, r.job.size, end);
-  }
-  // The snapshot's free count is the truth (a drained unit, a job the
-  // profile cannot see): the profile follows it from now until the first end.
-  const std::int64_t gap = snapshot.free_units - planner_.free_at(now);
-  if (gap != 0) {
-    const Time first_end = running_by_end_.empty() ? kTimeInfinity : running_by_end_.begin()->first;
-    planner_.add(now, first_end, gap);
-  }
-}
-
 void LosPolicy::start_now(const Job& job, Time now, StepResult& result) {
-  const Time d = planned_duration(job.estimate);
-  planner_.add(now, now + d, -job.size);
-  starting_[job.id] = Occupation{job.size, now + d};
+  profile_.start(job.id, job.size, now, planned_duration(job.estimate));
   result.decisions.push_back(Decision::start(job.id));
 }
 
@@ -101,11 +31,12 @@ StepResult LosPolicy::step(const Snapshot& snapshot) {
   StepResult result;
   reservation_.clear();
 
-  if (snapshot.resync || planner_.capacity() != snapshot.total_units || now < planner_.origin()) {
-    rebuild(snapshot);
-  } else {
-    planner_.advance_to(now);
-    if (!apply_events(snapshot)) rebuild(snapshot);
+  // LOS keeps no promises between steps, so the profile holds exactly the
+  // running jobs and its free count at `now` must be the snapshot's.
+  bool freed = false;
+  if (snapshot.resync || profile_.stale(snapshot) || !profile_.update(snapshot, freed) ||
+      profile_.planner().free_at(now) != snapshot.free_units) {
+    profile_.rebuild(snapshot);
   }
 
   std::int64_t free_now = snapshot.free_units;
@@ -139,8 +70,8 @@ StepResult LosPolicy::step(const Snapshot& snapshot) {
                        (options_.head == LosHead::Loop || result.decisions.empty());
   if (blocked) {
     const Job& head = queue[pos];
-    shadow = planner_.earliest_start(head.size, 1, now);
-    extra = planner_.free_at(shadow) - head.size;
+    shadow = profile_.planner().earliest_start(head.size, 1, now);
+    extra = profile_.planner().free_at(shadow) - head.size;
     reservation_.push_back({head.id, shadow});
     ++pos;
   }

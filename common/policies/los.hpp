@@ -28,11 +28,10 @@
 #pragma once
 
 #include <cstdint>
-#include <set>
-#include <unordered_map>
 #include <vector>
 
 #include "policies/los_dp.hpp"
+#include "planner/running_profile.hpp"
 #include "policy/policy.hpp"
 
 namespace los {
@@ -55,27 +54,16 @@ class LosPolicy final : public Policy {
   std::string name() const override { return label_; }
   StepResult step(const Snapshot& snapshot) override;
   std::vector<PlannedStart> reservations() const override;
-  const Planner* plan() const override { return &planner_; }
+  const Planner* plan() const override { return &profile_.planner(); }
 
   const LosOptions& options() const { return options_; }
 
  private:
-  struct Occupation {
-    int size;
-    Time end;  // where the profile expects the units back
-  };
-
-  bool apply_events(const Snapshot& snapshot);
-  void rebuild(const Snapshot& snapshot);
-  void add_running(JobId id, int size, Time end);
   void start_now(const Job& job, Time now, StepResult& result);
 
   LosOptions options_;
   std::string label_;
-  Planner planner_;  // running jobs (and this step's starts) only
-  std::unordered_map<JobId, Occupation> running_;
-  std::set<std::pair<Time, JobId>> running_by_end_;
-  std::unordered_map<JobId, Occupation> starting_;  // started by the last step, awaiting Started
+  RunningProfile profile_;  // running jobs (and this step's starts) only
   std::vector<PlannedStart> reservation_;           // the blocked head's shadow time, if any
   // Scratch reused between steps.
   LosProblem problem_;
