@@ -61,6 +61,7 @@ static struct {
   uint64_t seq;
   int in_fallback; /* the previous cycle was decided by the fallback */
   time_t seen_job_update, seen_node_update, seen_part_update;
+  time_t snapshot_second; /* time() when the last snapshot was taken */
 } los = {.mutex = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER};
 
 static const char* params_string(void) { return slurm_conf.sched_params ? slurm_conf.sched_params : ""; }
@@ -137,10 +138,14 @@ static int take_snapshot(struct los_snapshot* s, time_t now) {
     job_record_t* job;
     while ((job = list_next(jit))) {
       if (job->part_ptr != part) continue;
-      if ((IS_JOB_RUNNING(job) || IS_JOB_SUSPENDED(job)) && job->node_bitmap) {
+      /* A completing job still holds the nodes its epilog runs on: it is
+       * reported as running on them, so no policy counts them free. */
+      bitstr_t* held = IS_JOB_COMPLETING(job) && job->node_bitmap_cg ? job->node_bitmap_cg : job->node_bitmap;
+      if ((IS_JOB_RUNNING(job) || IS_JOB_SUSPENDED(job) || IS_JOB_COMPLETING(job)) && held) {
         uint32_t count = 0;
         for (int i = 0; i < node_record_count; ++i)
-          if (local[i] >= 0 && bit_test(job->node_bitmap, i)) ++count;
+          if (local[i] >= 0 && bit_test(held, i)) ++count;
+        if (count == 0) continue; /* completed everywhere */
         struct los_running* r = los_partition_add_running(p, count);
         if (!r) {
           list_iterator_destroy(jit);
@@ -151,11 +156,11 @@ static int take_snapshot(struct los_snapshot* s, time_t now) {
         r->submit = job->details ? job->details->submit_time : job->start_time;
         r->start = job->start_time;
         r->limit = limit_seconds(job, part);
-        r->size = job->node_cnt ? job->node_cnt : 1;
+        r->size = count;
         r->suspended = IS_JOB_SUSPENDED(job) ? 1 : 0;
         uint32_t k = 0;
         for (int i = 0; i < node_record_count && k < count; ++i)
-          if (local[i] >= 0 && bit_test(job->node_bitmap, i)) r->nodes[k++] = (uint32_t)local[i];
+          if (local[i] >= 0 && bit_test(held, i)) r->nodes[k++] = (uint32_t)local[i];
       } else if (job_eligible(job, now)) {
         struct los_pending* q = los_partition_add_pending(p);
         if (!q) {
@@ -353,6 +358,7 @@ static void run_cycle(const struct los_options* o) {
   los.seen_job_update = last_job_update;
   los.seen_node_update = last_node_update;
   los.seen_part_update = last_part_update;
+  los.snapshot_second = time(NULL);
   snprintf(cluster, sizeof cluster, "%s", slurm_conf.cluster_name ? slurm_conf.cluster_name : "");
   int snap_rc = take_snapshot(&snap, time(NULL));
   unlock_slurmctld(read_locks);
@@ -436,8 +442,18 @@ static void run_cycle(const struct los_options* o) {
 static int changed_since_last_cycle(void) {
   /* Read without the locks as sched/backfill's _more_work() does: a stale
    * read only delays the cycle by one poll. */
-  return last_job_update != los.seen_job_update || last_node_update != los.seen_node_update ||
-         last_part_update != los.seen_part_update;
+  if (last_job_update != los.seen_job_update || last_node_update != los.seen_node_update ||
+      last_part_update != los.seen_part_update)
+    return 1;
+  /* The stamps have 1-second resolution: a change later in the second the
+   * snapshot saw (a node finishing its epilog right after the job's
+   * completion) leaves them equal. Once that second is over, look again. */
+  time_t s = los.snapshot_second;
+  if (time(NULL) > s && (los.seen_job_update == s || los.seen_node_update == s || los.seen_part_update == s)) {
+    los.snapshot_second = 0; /* once */
+    return 1;
+  }
+  return 0;
 }
 
 static void* los_agent(void* arg) {
