@@ -6,6 +6,7 @@
 # losd. Source this file; then
 #
 #   cluster_up NODES "EXTRA_SCHED_PARAMS"   # e.g. cluster_up 16 "los_fallback=fifo"
+#                                          # (CLUSTER_SCHEDULER=sched/backfill for a comparison)
 #   losd_start POLICY                      # losd for every partition (easy, conservative, ...)
 #   losd_stop                              # SIGKILL, as a crash would
 #   submit NAME NODES MINUTES SECONDS      # a sleep job; prints its job id
@@ -28,6 +29,10 @@ LOSD_PID=""
 CLUSTER_NODES=0
 CLUSTER_FAILED=0
 CLUSTER_NAME="${CLUSTER_NAME:-test}"
+# The scheduler plugin (benchmarks compare with sched/backfill).
+CLUSTER_SCHEDULER="${CLUSTER_SCHEDULER:-sched/los}"
+# Partition state at start: DOWN (jobs queue, nothing starts until partition_up) or UP.
+CLUSTER_PARTITION_STATE="${CLUSTER_PARTITION_STATE:-DOWN}"
 
 log() { echo "[$(date +%H:%M:%S)] $*" >&2; }
 fail() {
@@ -79,6 +84,7 @@ cluster_teardown() {
   fi
   rm -rf "$CLUSTER_DIR"
   CLUSTER_DIR=""
+  CLUSTER_PIDS=()
 }
 
 # cluster_up NODES [EXTRA_SCHEDULER_PARAMETERS]
@@ -114,7 +120,11 @@ cluster_up() {
   base="$(free_port_range $((nodes + 1)))" || fail "no free port range"
   mkdir -p "$CLUSTER_DIR"/{state,spool,out,pids}
   CLUSTER_SOCKET="$CLUSTER_DIR/losd-plugin.sock"
-  CLUSTER_SCHED_PARAMS="sched_interval=-1,los_socket=$CLUSTER_SOCKET,los_timeout_ms=1000,los_reconnect_max_ms=1000,los_poll_ms=50${extra:+,$extra}"
+  if [ "$CLUSTER_SCHEDULER" = sched/los ]; then
+    CLUSTER_SCHED_PARAMS="sched_interval=-1,los_socket=$CLUSTER_SOCKET,los_timeout_ms=1000,los_reconnect_max_ms=1000,los_poll_ms=50${extra:+,$extra}"
+  else
+    CLUSTER_SCHED_PARAMS="$extra"
+  fi
   cat >"$CLUSTER_DIR/slurm.conf" <<EOF
 ClusterName=$CLUSTER_NAME
 SlurmctldHost=localhost
@@ -138,7 +148,7 @@ AccountingStorageType=accounting_storage/none
 JobCompType=jobcomp/filetxt
 JobCompLoc=$CLUSTER_DIR/jobcomp.txt
 SelectType=select/linear
-SchedulerType=sched/los
+SchedulerType=$CLUSTER_SCHEDULER
 SchedulerParameters=$CLUSTER_SCHED_PARAMS
 PluginDir=$LOS_BUILD_DIR/lib:$LOS_SLURM_PLUGIN_DIR
 MpiDefault=none
@@ -149,7 +159,7 @@ InactiveLimit=0
 SlurmdTimeout=60
 MaxJobCount=20000
 NodeName=n[1-$nodes] NodeHostname=localhost Port=$((base + 1))-$((base + nodes)) CPUs=1 RealMemory=1 State=UNKNOWN
-PartitionName=batch Nodes=n[1-$nodes] Default=YES MaxTime=INFINITE State=DOWN
+PartitionName=batch Nodes=n[1-$nodes] Default=YES MaxTime=INFINITE State=$CLUSTER_PARTITION_STATE
 EOF
   export SLURM_CONF="$CLUSTER_DIR/slurm.conf"
   for i in $(seq 1 "$nodes"); do mkdir -p "$CLUSTER_DIR/spool/n$i"; done
@@ -169,7 +179,8 @@ EOF
     sleep 0.5
   done
   [ "$idle" -eq "$nodes" ] || fail "only $idle of $nodes nodes came up idle within 60 s (see $CLUSTER_DIR)"
-  grep -q "sched/los: loaded" "$CLUSTER_DIR/slurmctld.log" || fail "slurmctld did not load sched/los"
+  [ "$CLUSTER_SCHEDULER" != sched/los ] || grep -q "sched/los: loaded" "$CLUSTER_DIR/slurmctld.log" \
+    || fail "slurmctld did not load sched/los"
   log "cluster up: $nodes nodes, slurmctld port $base, dir $CLUSTER_DIR"
 }
 
