@@ -57,6 +57,13 @@ los_decide=$(field decide_us)
 los_apply=$(field apply_us)
 los_min=$(sed -n 's/.* total_us=\([0-9]*\).*/\1/p' <<<"$lines" | sort -n | head -1)
 los_max=$(sed -n 's/.* total_us=\([0-9]*\).*/\1/p' <<<"$lines" | sort -n | tail -1)
+# A cycle right after a losd restart: the snapshot is a resync and the
+# policy rebuilds its state (every reservation) from scratch.
+losd_stop quiet
+from=$(log_lines)
+losd_start "$policy" 2>/dev/null
+n=$(wait_log "by=losd pending=$JOBS " "$from" 30)
+resync_total=$(sed -n "${n}s/.* total_us=\([0-9]*\).*/\1/p" "$CLUSTER_DIR/slurmctld.log")
 cluster_teardown
 
 # ---- sched/backfill --------------------------------------------------------
@@ -87,6 +94,7 @@ printf "%-46s %12s\n" "  min / max" "$los_min / $los_max"
 printf "%-46s %12s\n" "  snapshot under read locks (median)" "$los_snapshot"
 printf "%-46s %12s\n" "  round trip to losd incl. decide (median)" "$los_decide"
 printf "%-46s %12s\n" "  apply under write locks (median)" "$los_apply"
+printf "%-46s %12s\n" "sched/los cycle right after a losd restart" "$resync_total"
 printf "%-46s %12s\n" "sched/backfill cycle, sdiag mean ($bf_cycles cycles)" "$bf_mean"
 printf "%-46s %12s\n" "  last cycle (depth $bf_depth)" "$bf_last"
 printf "%-46s %12s\n" "slurmctld main scheduler, sdiag mean" "$main_mean"

@@ -87,7 +87,7 @@ while [ -n "$(squeue -h -o %i)" ]; do
   sleep 1
   [ $((SECONDS - t0)) -lt 3600 ] || fail "jobs still running after an hour"
 done
-progress $i
+[ $((SECONDS - t0)) -lt $((next_report - 10)) ] || progress $i
 
 # ---- summary from Slurm's records (slurmctld log: millisecond times) --------
 logf="$CLUSTER_DIR/slurmctld.log"

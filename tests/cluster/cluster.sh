@@ -121,7 +121,8 @@ cluster_up() {
   mkdir -p "$CLUSTER_DIR"/{state,spool,out,pids}
   CLUSTER_SOCKET="$CLUSTER_DIR/losd-plugin.sock"
   if [ "$CLUSTER_SCHEDULER" = sched/los ]; then
-    CLUSTER_SCHED_PARAMS="sched_interval=-1,los_socket=$CLUSTER_SOCKET,los_timeout_ms=1000,los_reconnect_max_ms=1000,los_poll_ms=50${extra:+,$extra}"
+    # CLUSTER_SCHED_BASE replaces sched_interval=-1 (the test of the warning).
+    CLUSTER_SCHED_PARAMS="${CLUSTER_SCHED_BASE-sched_interval=-1},los_socket=$CLUSTER_SOCKET,los_timeout_ms=1000,los_reconnect_max_ms=1000,los_poll_ms=50${extra:+,$extra}"
   else
     CLUSTER_SCHED_PARAMS="$extra"
   fi
@@ -163,6 +164,7 @@ PartitionName=batch Nodes=n[1-$nodes] Default=YES MaxTime=INFINITE State=$CLUSTE
 EOF
   export SLURM_CONF="$CLUSTER_DIR/slurm.conf"
   for i in $(seq 1 "$nodes"); do mkdir -p "$CLUSTER_DIR/spool/n$i"; done
+  [ "${CLUSTER_CONFIGURE_ONLY:-0}" = 1 ] && return 0
 
   slurmctld -D -i -f "$SLURM_CONF" >"$CLUSTER_DIR/slurmctld.out.log" 2>&1 &
   CLUSTER_PIDS+=($!)
