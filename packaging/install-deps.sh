@@ -24,6 +24,8 @@ packages=(
   # Slurm, for the sched/los plugin and the live-cluster tests; dpkg-dev for
   # `apt-get source` (packaging/slurm-source.sh fetches slurmctld's headers)
   slurm-wlm slurmctld slurmd slurm-client libslurm-dev dpkg-dev
+  # the live-cluster harness and demo: ss (free ports), curl (losd metrics)
+  iproute2 curl
 )
 
 missing=()

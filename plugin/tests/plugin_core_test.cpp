@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <string>
@@ -38,7 +39,11 @@ struct Decs {
 // A partition of n nodes "n1".."nN", all idle unless changed.
 los_partition* add_partition(los_snapshot& s, const char* name, int n) {
   los_partition* p = los_snapshot_add_partition(&s, name);
-  for (int i = 1; i <= n; ++i) los_partition_add_node(p, ("n" + std::to_string(i)).c_str(), LOS_NODE_IDLE);
+  for (int i = 1; i <= n; ++i) {
+    char name[16];
+    std::snprintf(name, sizeof name, "n%d", i);  // (GCC 12 warns falsely on "n" + std::to_string)
+    los_partition_add_node(p, name, LOS_NODE_IDLE);
+  }
   return p;
 }
 void add_running(los_partition* p, std::uint64_t id, std::int64_t start, std::int64_t limit,
