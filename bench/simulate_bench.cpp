@@ -1,20 +1,17 @@
 // Whole-trace simulation speed of the baseline policies.
 //   SDSC-SP2: the real trace (59,715 jobs, 128 processors), if ../shared is present.
-//   CTC-scale: a generated workload of 80,000 jobs on 512 processors (the size
-//   of the CTC-SP2 trace), made here by a fixed recipe: Poisson arrivals at an
-//   offered load of 0.85, sizes 1..512 with power-of-two emphasis, log-uniform
-//   run times 30 s..36 h, estimates 1-5x the run time. Deterministic.
+//   CTC-scale: 80,000 jobs on 512 processors (the size of the CTC-SP2 trace)
+//   from the Lublin-Feitelson model (seed 1), rescaled to offered load 0.85.
 // Each benchmark reports the peak resident memory of the process so far.
 #include <benchmark/benchmark.h>
 
-#include <cmath>
 #include <filesystem>
 #include <fstream>
-#include <random>
 #include <string>
 
 #include "policy/registry.hpp"
 #include "sim/simulator.hpp"
+#include "workload/models.hpp"
 #include "workload/swf.hpp"
 #include "workload/transform.hpp"
 
@@ -34,28 +31,9 @@ double peak_rss_mb() {
 }
 
 los::Workload ctc_scale_workload() {
-  los::Workload w;
-  w.source = "generated CTC-scale (80,000 jobs, 512 processors)";
-  w.units = 512;
-  std::mt19937_64 rng(20031001);
-  std::uniform_real_distribution<double> u(0.0, 1.0);
-  los::Time t = 0;
-  for (int i = 1; i <= 80000; ++i) {
-    los::Job j;
-    j.id = i;
-    j.user = 1 + static_cast<int>(rng() % 300);
-    const double r = u(rng);
-    if (r < 0.5) {
-      j.size = 1 << static_cast<int>(rng() % 10);  // 1..512, powers of two
-    } else {
-      j.size = 1 + static_cast<int>(std::pow(512.0, u(rng))) % 512;
-    }
-    j.runtime = static_cast<los::Time>(30.0 * std::pow(36.0 * 3600 / 30.0, u(rng)));
-    j.estimate = static_cast<los::Time>(static_cast<double>(j.runtime) * (1.0 + 4.0 * u(rng))) + 1;
-    j.submit = t;
-    w.jobs.push_back(j);
-    t += static_cast<los::Time>(-std::log(1.0 - u(rng)) * 600.0);
-  }
+  // The Lublin-Feitelson model at the CTC-SP2 trace's size, rescaled to a high
+  // offered load so the queue is long and the policies work hard.
+  los::Workload w = los::model_workload("lublin:jobs=80000:nodes=512:seed=1");
   los::scale_to_load(w, 0.85, true);
   return w;
 }

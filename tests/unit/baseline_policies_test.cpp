@@ -183,3 +183,39 @@ TEST(BaselinePolicies, PolicySpecErrorsNameTheProblem) {
 
 }  // namespace
 }  // namespace los
+
+namespace los {
+namespace {
+
+// On a live cluster a decision is applied a moment after the step: the policy
+// sees the job started at 11 instead of 10 and keeps its other promises.
+TEST(BaselinePolicies, LateStartOnALiveClusterKeepsThePlan) {
+  PolicyPtr p = make_policy("conservative");
+  Snapshot s;
+  s.total_units = 10;
+  s.free_units = 10;
+  s.now = 10;
+  s.queue = {test::job(1, 5, 6, 100), test::job(2, 6, 8, 50)};
+  StepResult r = p->step(s);
+  ASSERT_EQ(r.decisions.size(), 1u);
+  EXPECT_EQ(r.decisions[0].job, 1);
+  ASSERT_EQ(p->reservations().size(), 1u);
+  EXPECT_EQ(p->reservations()[0].start, 110);
+  // The next snapshot: job 1 started at 11.
+  s.now = 12;
+  RunningJob run;
+  run.job = s.queue[0];
+  run.start = 11;
+  s.running = {run};
+  s.free_units = 4;
+  s.queue = {test::job(2, 6, 8, 50)};
+  s.events = {{SnapshotEvent::Kind::Started, 1, 6, 11, 100}};
+  r = p->step(s);
+  EXPECT_TRUE(r.decisions.empty());
+  ASSERT_EQ(p->reservations().size(), 1u);
+  EXPECT_EQ(p->reservations()[0].start, 111);  // job 1 now ends at 111
+  EXPECT_EQ(p->plan()->slots().front(), (AvailabilitySlot{12, 111, 4}));
+}
+
+}  // namespace
+}  // namespace los
