@@ -744,7 +744,8 @@ static int take_nodes(const struct los_partition* p, char* free_node, uint32_t s
 static int fallback_partition(const struct los_partition* p, int64_t now, int fallback, struct los_decisions* out) {
   int rc = -1;
   char* free_node = calloc(p->node_count ? p->node_count : 1, 1);
-  struct release* rel = calloc(p->running_count ? p->running_count : 1, sizeof *rel);
+  /* running jobs, plus the jobs this step starts (they end by their limits too) */
+  struct release* rel = calloc((size_t)p->running_count + p->pending_count + 1, sizeof *rel);
   if (!free_node || !rel) goto done;
   uint32_t usable = 0, free_count = 0;
   for (uint32_t n = 0; n < p->node_count; ++n) {
@@ -768,7 +769,6 @@ static int fallback_partition(const struct los_partition* p, int64_t now, int fa
     ++rel_count;
   }
   for (uint32_t n = 0; n < p->node_count; ++n) free_count += free_node[n] ? 1u : 0u;
-  qsort(rel, rel_count, sizeof *rel, release_order);
 
   int reserved = 0;      /* the first blocked job has its reservation */
   int64_t shadow = 0;    /* its reserved start */
@@ -780,6 +780,7 @@ static int fallback_partition(const struct los_partition* p, int64_t now, int fa
       if (j->size <= free_count) goto start;
       if (fallback == LOS_FALLBACK_FIFO) break;
       /* the head is blocked: reserve the earliest time enough nodes come back */
+      qsort(rel, rel_count, sizeof *rel, release_order);
       uint32_t avail = free_count;
       shadow = INT64_MAX;
       for (uint32_t r = 0; r < rel_count; ++r) {
@@ -806,6 +807,9 @@ static int fallback_partition(const struct los_partition* p, int64_t now, int fa
     struct los_decision* d = los_decisions_add(out, LOS_DECIDE_START, LOS_JOB_PENDING, p->name, j->id, j->size);
     if (!d || take_nodes(p, free_node, j->size, d)) goto done;
     free_count -= j->size;
+    rel[rel_count].end = now + j->limit;
+    rel[rel_count].usable_nodes = j->size;
+    ++rel_count;
   }
   }
   rc = 0;

@@ -60,6 +60,8 @@ static struct {
   struct los_conn conn;
   uint64_t seq;
   int in_fallback; /* the previous cycle was decided by the fallback */
+  uint32_t fallback_started; /* jobs the fallback started since losd last answered */
+  time_t fallback_since;
   time_t seen_job_update, seen_node_update, seen_part_update;
   time_t snapshot_second; /* time() when the last snapshot was taken */
 } los = {.mutex = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER};
@@ -388,6 +390,10 @@ static void run_cycle(const struct los_options* o) {
     } else if (c == -1) {
       debug("sched/los: reconnect to losd failed: %s (next try in %d ms)", err, los.conn.backoff_ms);
     }
+    if (!los.in_fallback) {
+      los.fallback_started = 0;
+      los.fallback_since = time(NULL);
+    }
     los.in_fallback = 1;
     los_decisions_free(&dec);
     if (los_fallback_decide(&snap, o->fallback, &dec)) {
@@ -397,7 +403,12 @@ static void run_cycle(const struct los_options* o) {
       return;
     }
   } else if (los.in_fallback) {
-    info("sched/los: losd at %s answers again: it decides from now on", o->socket_path);
+    char detail[160];
+    info("sched/los: losd at %s answers again: it decides from now on (the %s fallback started %u jobs meanwhile)",
+         o->socket_path, los_fallback_name(o->fallback), los.fallback_started);
+    snprintf(detail, sizeof detail, "the %s fallback scheduled for %ld s and started %u jobs",
+             los_fallback_name(o->fallback), (long)(time(NULL) - los.fallback_since), los.fallback_started);
+    los_conn_report(&los.conn, o, LOS_REPORT_FALLBACK, "", 0, detail);
     los.in_fallback = 0;
   }
   int64_t decide_us = usec_since(&t1);
@@ -416,6 +427,7 @@ static void run_cycle(const struct los_options* o) {
     unlock_slurmctld(write_locks);
   }
   int64_t apply_us = usec_since(&t2);
+  if (!by_losd) los.fallback_started += (uint32_t)started;
 
   /* logs and reports, with no lock held */
   for (uint32_t i = 0; i < dec.count; ++i) {

@@ -233,6 +233,27 @@ TEST(PluginCore, FallbackFifoAndEasyOnAHandComputedQueue) {
   }
 }
 
+// The reservation counts the jobs this very step starts: 16 idle nodes,
+// K1(8, 120 s) starts; K2(16) is blocked until K1's limit ends (t=120, extra
+// 0); K3(5, 60 s) ends before that and backfills; K4 and K5 (4 each) no
+// longer fit the 3 nodes left.
+TEST(PluginCore, FallbackEasyReservesBehindJobsStartedInTheSameStep) {
+  Snap snap;
+  los_partition* p = add_partition(snap.s, "batch", 16);
+  add_pending(p, 1, 8, 120, 50);
+  add_pending(p, 2, 16, 60, 40);
+  add_pending(p, 3, 5, 60, 30);
+  add_pending(p, 4, 4, 60, 20);
+  add_pending(p, 5, 4, 60, 10);
+  los_partition_sort_queue(p);
+  Decs easy;
+  ASSERT_EQ(los_fallback_decide(&snap.s, LOS_FALLBACK_EASY, &easy.d), 0);
+  EXPECT_EQ(starts(easy.d), (std::vector<std::string>{"1:8", "3:5"}));
+  Decs fifo;
+  ASSERT_EQ(los_fallback_decide(&snap.s, LOS_FALLBACK_FIFO, &fifo.d), 0);
+  EXPECT_EQ(starts(fifo.d), (std::vector<std::string>{"1:8"}));
+}
+
 // FIFO starts in order while jobs fit, skips jobs larger than the usable
 // machine, and never uses drained or down nodes.
 TEST(PluginCore, FallbackUsesOnlyIdleUsableNodes) {

@@ -3,7 +3,7 @@
 # cluster under sched/los, asserted from Slurm's own records (jobcomp/filetxt
 # start and end times, node lists).
 #
-#   start_order_test.sh fifo|easy|conservative losd|fallback
+#   start_order_test.sh fifo|easy|conservative|los losd|fallback
 #
 # "losd": losd decides with that policy. "fallback": no losd runs and the
 # plugin's own fallback (los_fallback=fifo|easy) decides.
@@ -21,19 +21,23 @@
 #   EASY:  J4 backfills (ends at 240 > 120 but fits the 4 extra nodes), J5
 #          backfills (ends at 60 <= 120): J1, J4, J5 at t0; J2 when J1 ends
 #          (beside J4: 16-4 = 12 free); J3 (14) only after J4 ends.
+#   LOS:   the same as EASY here: the head J1 fits and starts; behind the
+#          blocked J2 the candidates that fit now are J4 and J5 (J3 needs
+#          14), and the set {J4, J5} fits now (6 <= 8) and in the extra nodes
+#          (J4's 4 <= 4): both start. When J1 ends, J2 (head) fits and starts.
 #   CONSERVATIVE: reservations J2 [120,180), J3 [180,240): J4 needs 4 nodes
 #          for 240 s but [180,240) leaves 2 -> it waits; J5 ([0,60), 2 nodes)
 #          starts: J1, J5 at t0; when J1 ends early, compression starts J2,
 #          J3 follows J2, J4 follows J3.
 set -uo pipefail
-policy=${1:?usage: start_order_test.sh fifo|easy|conservative losd|fallback}
-decider=${2:?usage: start_order_test.sh fifo|easy|conservative losd|fallback}
+policy=${1:?usage: start_order_test.sh fifo|easy|conservative|los losd|fallback}
+decider=${2:?usage: start_order_test.sh fifo|easy|conservative|los losd|fallback}
 source "$(dirname "$0")/cluster.sh"
 
 case "$decider" in
   losd) cluster_up 16 "los_fallback=none" ;;
   fallback)
-    [ "$policy" != conservative ] || fail "the plugin's fallback has no conservative mode"
+    [ "$policy" = fifo ] || [ "$policy" = easy ] || fail "the plugin's fallback is fifo or easy, not $policy"
     cluster_up 16 "los_fallback=$policy" ;;
   *) fail "decider must be losd or fallback, not '$decider'" ;;
 esac
@@ -73,7 +77,7 @@ case "$policy" in
     assert_le "$(e $j3)" "$(s $j5)" "fifo: J5 starts after J3 ends"
     together "$j4" "$j5" "fifo: J4 and J5 start together"
     ;;
-  easy)
+  easy|los)
     together "$j1" "$j4" "easy: J4 backfills at t0 on the extra nodes"
     together "$j1" "$j5" "easy: J5 backfills at t0 (ends before the reservation)"
     assert_le "$(e $j1)" "$(s $j2)" "easy: J2 starts after J1 ends"
