@@ -497,7 +497,10 @@ static void* los_agent(void* arg) {
     if (stop) break;
     if (slurmctld_config.scheduling_disabled) continue;
     int64_t now = los_monotonic_ms();
-    if (!changed_since_last_cycle() && now < next_forced) continue;
+    /* A reconnect is due: try it now rather than at the next change, so a
+     * restarted losd takes over within the backoff. */
+    int reconnect_due = los.conn.fd < 0 && now >= los.conn.next_attempt_ms;
+    if (!changed_since_last_cycle() && now < next_forced && !reconnect_due) continue;
     run_cycle(&o);
     next_forced = los_monotonic_ms() + (int64_t)o.interval_s * 1000;
   }

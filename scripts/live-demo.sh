@@ -80,14 +80,14 @@ for line in "${jobs[@]}"; do
   submit_at[$jid]=$(date +%s.%N)
   size_of[$jid]=$size
   i=$((i + 1))
-  if [ $((SECONDS - t0)) -ge $next_report ]; then progress $i; next_report=$((next_report + 10)); fi
+  if [ $((SECONDS - t0)) -ge $next_report ]; then progress $i; next_report=$((SECONDS - t0 + 10)); fi
 done
 while [ -n "$(squeue -h -o %i)" ]; do
-  if [ $((SECONDS - t0)) -ge $next_report ]; then progress $i; next_report=$((next_report + 10)); fi
+  if [ $((SECONDS - t0)) -ge $next_report ]; then progress $i; next_report=$((SECONDS - t0 + 10)); fi
   sleep 1
   [ $((SECONDS - t0)) -lt 3600 ] || fail "jobs still running after an hour"
 done
-[ $((SECONDS - t0)) -lt $((next_report - 10)) ] || progress $i
+[ $((SECONDS - t0)) -eq $((next_report - 10)) ] || progress $i
 
 # ---- summary from Slurm's records (slurmctld log: millisecond times) --------
 logf="$CLUSTER_DIR/slurmctld.log"

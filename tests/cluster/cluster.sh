@@ -186,9 +186,12 @@ EOF
   log "cluster up: $nodes nodes, slurmctld port $base, dir $CLUSTER_DIR"
 }
 
-# losd_start POLICY: losd serving the plugin socket, POLICY for every partition.
+# losd_start POLICY: losd serving the plugin socket, POLICY for every
+# partition; returns once the plugin uses it.
 losd_start() {
   local policy=$1
+  local LOSD_FROM_LINE
+  LOSD_FROM_LINE=$(log_lines)
   cat >"$CLUSTER_DIR/losd.yaml" <<EOF
 cluster: $CLUSTER_NAME
 log_level: info
@@ -207,6 +210,11 @@ EOF
     sleep 0.1
   done
   [ -S "$CLUSTER_SOCKET" ] || fail "losd did not open $CLUSTER_SOCKET"
+  # Until the plugin has reconnected, its fallback decides: wait for the
+  # handover so that a test's jobs are decided by losd from the start.
+  if [ -n "${SLURM_CONF:-}" ] && [ -f "$CLUSTER_DIR/slurmctld.log" ]; then
+    wait_log "losd at .* answers again|by=losd" "${LOSD_FROM_LINE:-$(log_lines)}" 15 >/dev/null
+  fi
   log "losd up ($policy), pid $LOSD_PID"
 }
 
