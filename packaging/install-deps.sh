@@ -21,6 +21,11 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev systemd
   # result plots
   gnuplot-nox
+  # Slurm, for the sched/los plugin and the live-cluster tests; dpkg-dev for
+  # `apt-get source` (packaging/slurm-source.sh fetches slurmctld's headers)
+  slurm-wlm slurmctld slurmd slurm-client libslurm-dev dpkg-dev
+  # the live-cluster harness and demo: ss (free ports), curl (losd metrics)
+  iproute2 curl
 )
 
 missing=()
@@ -37,5 +42,13 @@ export DEBIAN_FRONTEND=noninteractive
 q=()
 [ "${LOS_DEPS_QUIET:-0}" = 1 ] && q=(-qq)
 apt-get update "${q[@]}"
+# Installing slurmctld/slurmd would start their services: the tests run their
+# own daemons, so policy-rc.d (exit 101) forbids starts during the install.
+policy=/usr/sbin/policy-rc.d
+if [ ! -e "$policy" ]; then
+  printf '#!/bin/sh\nexit 101\n' > "$policy"
+  chmod +x "$policy"
+  trap 'rm -f "$policy"' EXIT
+fi
 apt-get install -y --no-install-recommends "${q[@]}" "${missing[@]}"
 echo "install-deps.sh: installed ${missing[*]}"

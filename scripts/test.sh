@@ -5,6 +5,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 LOS_DEPS_QUIET=1 packaging/install-deps.sh
+# The Slurm source of the installed version, for the sched/los plugin and
+# the live-cluster tests (cached in /var/cache/los/slurm-src).
+packaging/slurm-source.sh >/dev/null
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release > /dev/null
 cmake --build build -j"$(nproc)"
 ctest --test-dir build --output-on-failure -j"$(nproc)"

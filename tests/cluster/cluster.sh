@@ -1,0 +1,320 @@
+#!/usr/bin/env bash
+# A real Slurm cluster on localhost for the sched/los tests and the live demo:
+# one slurmctld and N slurmd (Debian's slurmd is built with
+# --enable-multiple-slurmd), auth/none, select/linear, a temporary state
+# directory and free ports, with SchedulerType=sched/los and, optionally,
+# losd. Source this file; then
+#
+#   cluster_up NODES "EXTRA_SCHED_PARAMS"   # e.g. cluster_up 16 "los_fallback=fifo"
+#                                          # (CLUSTER_SCHEDULER=sched/backfill for a comparison)
+#   losd_start POLICY                      # losd for every partition (easy, conservative, ...)
+#   losd_stop                              # SIGKILL, as a crash would
+#   submit NAME NODES MINUTES SECONDS      # a sleep job; prints its job id
+#   ...
+#
+# Everything it starts is torn down on exit, however the script ends (an
+# EXIT trap, plus a watchdog that outlives a SIGKILLed test). Logs of a
+# failed run are kept in $LOS_CLUSTER_KEEP (default build/cluster-logs).
+#
+# Needs: root, slurmctld/slurmd/scontrol/sbatch/squeue, LOS_BUILD_DIR with
+# lib/sched_los.so and bin/losd.
+
+set -uo pipefail
+
+LOS_BUILD_DIR="${LOS_BUILD_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/build}"
+LOS_SLURM_PLUGIN_DIR="${LOS_SLURM_PLUGIN_DIR:-/usr/lib/x86_64-linux-gnu/slurm-wlm}"
+CLUSTER_DIR=""
+CLUSTER_PIDS=()
+LOSD_PID=""
+CLUSTER_NODES=0
+CLUSTER_FAILED=0
+CLUSTER_NAME="${CLUSTER_NAME:-test}"
+# The scheduler plugin (benchmarks compare with sched/backfill).
+CLUSTER_SCHEDULER="${CLUSTER_SCHEDULER:-sched/los}"
+# Partition state at start: DOWN (jobs queue, nothing starts until partition_up) or UP.
+CLUSTER_PARTITION_STATE="${CLUSTER_PARTITION_STATE:-DOWN}"
+
+log() { echo "[$(date +%H:%M:%S)] $*" >&2; }
+fail() {
+  CLUSTER_FAILED=1
+  echo "FAIL: $*" >&2
+  exit 1
+}
+
+# A run of `count` consecutive free TCP ports; prints the first.
+free_port_range() {
+  local count=$1 base p busy
+  local used
+  used="$(ss -Htan 2>/dev/null | awk '{print $4}' | sed 's/.*://' | sort -un)"
+  for _ in $(seq 1 200); do
+    base=$((20000 + RANDOM % 40000))
+    busy=0
+    for ((p = base; p < base + count; p++)); do
+      if grep -qx "$p" <<<"$used"; then busy=1; break; fi
+    done
+    [ $busy -eq 0 ] && { echo "$base"; return 0; }
+  done
+  return 1
+}
+
+cluster_teardown() {
+  local rc=$?
+  [ -n "$CLUSTER_DIR" ] || return 0
+  if [ -n "${SLURM_CONF:-}" ] && [ -f "$SLURM_CONF" ]; then
+    # Jobs first: their slurmstepd outlive slurmd by design.
+    if [ -n "$(timeout 5 squeue -h -o %i 2>/dev/null)" ]; then
+      timeout 10 scancel --quiet $(timeout 5 squeue -h -o %i 2>/dev/null) >/dev/null 2>&1 || true
+      local until=$((SECONDS + 15))
+      while [ -n "$(timeout 5 squeue -h -o %i 2>/dev/null)" ] && [ $SECONDS -lt $until ]; do sleep 0.5; done
+    fi
+    timeout 10 scontrol shutdown >/dev/null 2>&1 || true
+  fi
+  losd_stop quiet
+  local pid deadline=$((SECONDS + 15))
+  for pid in "${CLUSTER_PIDS[@]}"; do
+    while kill -0 "$pid" 2>/dev/null && [ $SECONDS -lt $deadline ]; do sleep 0.2; done
+    kill -9 "$pid" 2>/dev/null || true
+  done
+  wait 2>/dev/null || true
+  if [ $rc -ne 0 ] || [ $CLUSTER_FAILED -ne 0 ] || [ "${LOS_CLUSTER_KEEP_ALWAYS:-0}" = 1 ]; then
+    local keep="${LOS_CLUSTER_KEEP:-$LOS_BUILD_DIR/cluster-logs}/$(basename "$CLUSTER_DIR")"
+    mkdir -p "$keep"
+    cp -r "$CLUSTER_DIR"/*.log "$CLUSTER_DIR"/*.conf "$CLUSTER_DIR"/*.yaml "$CLUSTER_DIR"/jobcomp.txt "$keep"/ 2>/dev/null || true
+    echo "cluster logs kept in $keep" >&2
+  fi
+  rm -rf "$CLUSTER_DIR"
+  CLUSTER_DIR=""
+  CLUSTER_PIDS=()
+}
+
+# cluster_up NODES [EXTRA_SCHEDULER_PARAMETERS]
+cluster_up() {
+  local nodes=$1 extra="${2:-}"
+  # Without root or Slurm this host cannot run a cluster: skip (ctest's
+  # SKIP_RETURN_CODE 77), loudly. scripts/test.sh installs both.
+  if [ "$(id -u)" -ne 0 ] || ! command -v slurmctld >/dev/null || ! command -v slurmd >/dev/null; then
+    echo "SKIP: the live-cluster tests need root and slurmctld/slurmd (packaging/install-deps.sh)" >&2
+    exit 77
+  fi
+  [ -f "$LOS_BUILD_DIR/lib/sched_los.so" ] || fail "$LOS_BUILD_DIR/lib/sched_los.so missing: build with LOS_BUILD_PLUGIN=ON"
+  [ -x "$LOS_BUILD_DIR/bin/losd" ] || fail "$LOS_BUILD_DIR/bin/losd missing"
+  CLUSTER_NODES=$nodes
+  CLUSTER_DIR="$(mktemp -d /tmp/los-cluster.XXXXXX)"
+  chmod 755 "$CLUSTER_DIR"
+  trap cluster_teardown EXIT
+  trap 'exit 130' INT TERM
+  # The watchdog: if this shell dies without running its trap (SIGKILL from a
+  # test timeout), end the daemons it started.
+  local me=$$ dir="$CLUSTER_DIR"
+  (
+    trap '' INT TERM
+    while kill -0 "$me" 2>/dev/null && [ -d "$dir" ]; do sleep 1; done
+    if [ -d "$dir" ]; then
+      for f in "$dir"/pids/*; do [ -f "$f" ] && kill -9 "$(cat "$f")" 2>/dev/null; done
+      rm -rf "$dir"
+    fi
+  ) >/dev/null 2>&1 &
+  disown
+
+  local base
+  base="$(free_port_range $((nodes + 1)))" || fail "no free port range"
+  mkdir -p "$CLUSTER_DIR"/{state,spool,out,pids}
+  CLUSTER_SOCKET="$CLUSTER_DIR/losd-plugin.sock"
+  if [ "$CLUSTER_SCHEDULER" = sched/los ]; then
+    # CLUSTER_SCHED_BASE replaces sched_interval=-1 (the test of the warning).
+    CLUSTER_SCHED_PARAMS="${CLUSTER_SCHED_BASE-sched_interval=-1},los_socket=$CLUSTER_SOCKET,los_timeout_ms=1000,los_reconnect_max_ms=1000,los_poll_ms=50${extra:+,$extra}"
+  else
+    CLUSTER_SCHED_PARAMS="$extra"
+  fi
+  cat >"$CLUSTER_DIR/slurm.conf" <<EOF
+ClusterName=$CLUSTER_NAME
+SlurmctldHost=localhost
+SlurmctldPort=$base
+SlurmUser=root
+SlurmdUser=root
+AuthType=auth/none
+CredType=cred/none
+StateSaveLocation=$CLUSTER_DIR/state
+SlurmdSpoolDir=$CLUSTER_DIR/spool/%n
+SlurmctldPidFile=$CLUSTER_DIR/slurmctld.pid
+SlurmdPidFile=$CLUSTER_DIR/slurmd-%n.pid
+SlurmctldLogFile=$CLUSTER_DIR/slurmctld.log
+SlurmdLogFile=$CLUSTER_DIR/slurmd-%n.log
+SlurmctldDebug=info
+SlurmdDebug=error
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+JobAcctGatherType=jobacct_gather/none
+AccountingStorageType=accounting_storage/none
+JobCompType=jobcomp/filetxt
+JobCompLoc=$CLUSTER_DIR/jobcomp.txt
+SelectType=select/linear
+SchedulerType=$CLUSTER_SCHEDULER
+SchedulerParameters=$CLUSTER_SCHED_PARAMS
+PluginDir=$LOS_BUILD_DIR/lib:$LOS_SLURM_PLUGIN_DIR
+MpiDefault=none
+ReturnToService=2
+MinJobAge=3600
+KillWait=2
+InactiveLimit=0
+SlurmdTimeout=60
+MaxJobCount=20000
+NodeName=n[1-$nodes] NodeHostname=localhost Port=$((base + 1))-$((base + nodes)) CPUs=1 RealMemory=1 State=UNKNOWN
+PartitionName=batch Nodes=n[1-$nodes] Default=YES MaxTime=INFINITE State=$CLUSTER_PARTITION_STATE
+EOF
+  export SLURM_CONF="$CLUSTER_DIR/slurm.conf"
+  for i in $(seq 1 "$nodes"); do mkdir -p "$CLUSTER_DIR/spool/n$i"; done
+  [ "${CLUSTER_CONFIGURE_ONLY:-0}" = 1 ] && return 0
+
+  slurmctld -D -i -f "$SLURM_CONF" >"$CLUSTER_DIR/slurmctld.out.log" 2>&1 &
+  CLUSTER_PIDS+=($!)
+  echo $! >"$CLUSTER_DIR/pids/slurmctld"
+  for i in $(seq 1 "$nodes"); do
+    slurmd -D -f "$SLURM_CONF" -N "n$i" >"$CLUSTER_DIR/slurmd-n$i.out.log" 2>&1 &
+    CLUSTER_PIDS+=($!)
+    echo $! >"$CLUSTER_DIR/pids/slurmd-n$i"
+  done
+  local deadline=$((SECONDS + 60)) idle=0
+  while [ $SECONDS -lt $deadline ]; do
+    idle="$(sinfo -h -N -t idle -o '%N' 2>/dev/null | sort -u | wc -l)"
+    [ "$idle" -eq "$nodes" ] && break
+    sleep 0.5
+  done
+  [ "$idle" -eq "$nodes" ] || fail "only $idle of $nodes nodes came up idle within 60 s (see $CLUSTER_DIR)"
+  [ "$CLUSTER_SCHEDULER" != sched/los ] || grep -q "sched/los: loaded" "$CLUSTER_DIR/slurmctld.log" \
+    || fail "slurmctld did not load sched/los"
+  log "cluster up: $nodes nodes, slurmctld port $base, dir $CLUSTER_DIR"
+}
+
+# losd_start POLICY: losd serving the plugin socket, POLICY for every
+# partition; returns once the plugin uses it.
+losd_start() {
+  local policy=$1
+  local LOSD_FROM_LINE
+  LOSD_FROM_LINE=$(log_lines)
+  cat >"$CLUSTER_DIR/losd.yaml" <<EOF
+cluster: $CLUSTER_NAME
+log_level: info
+plugin_socket: {path: $CLUSTER_SOCKET}
+query_socket: {path: $CLUSTER_DIR/losd-query.sock}
+admin_socket: {path: $CLUSTER_DIR/losd-admin.sock}
+metrics: {listen: "${LOSD_METRICS:-}"}
+default_policy: $policy
+EOF
+  "$LOS_BUILD_DIR/bin/losd" --config "$CLUSTER_DIR/losd.yaml" >>"$CLUSTER_DIR/losd.log" 2>&1 &
+  LOSD_PID=$!
+  echo $LOSD_PID >"$CLUSTER_DIR/pids/losd"
+  local deadline=$((SECONDS + 10))
+  while [ ! -S "$CLUSTER_SOCKET" ] && [ $SECONDS -lt $deadline ]; do
+    kill -0 "$LOSD_PID" 2>/dev/null || fail "losd exited at start (see losd.log: $(tail -3 "$CLUSTER_DIR/losd.log"))"
+    sleep 0.1
+  done
+  [ -S "$CLUSTER_SOCKET" ] || fail "losd did not open $CLUSTER_SOCKET"
+  # Until the plugin has reconnected, its fallback decides: wait for the
+  # handover so that a test's jobs are decided by losd from the start.
+  if [ -n "${SLURM_CONF:-}" ] && [ -f "$CLUSTER_DIR/slurmctld.log" ]; then
+    wait_log "losd at .* answers again|by=losd" "${LOSD_FROM_LINE:-$(log_lines)}" 15 >/dev/null
+  fi
+  log "losd up ($policy), pid $LOSD_PID"
+}
+
+losd_stop() {
+  [ -n "$LOSD_PID" ] || return 0
+  kill -9 "$LOSD_PID" 2>/dev/null || true
+  wait "$LOSD_PID" 2>/dev/null || true
+  [ "${1:-}" = quiet ] || log "losd killed (pid $LOSD_PID)"
+  LOSD_PID=""
+  rm -f "$CLUSTER_DIR/pids/losd"
+}
+
+# submit NAME NODES MINUTES SECONDS: a batch sleep job; prints its id.
+submit() {
+  local name=$1 nodes=$2 minutes=$3 secs=$4 out
+  out="$(sbatch --parsable -J "$name" -N "$nodes" -t "$minutes" -o "$CLUSTER_DIR/out/%j.out" \
+    --wrap "sleep $secs" 2>&1)" || fail "sbatch $name failed: $out"
+  echo "$nodes" >"$CLUSTER_DIR/out/want-${out%%;*}"
+  echo "${out%%;*}"
+}
+
+partition_up() { scontrol update PartitionName=batch State=UP || fail "cannot set partition batch UP"; }
+
+# wait_all_done TIMEOUT: until no job is pending or running.
+wait_all_done() {
+  local deadline=$((SECONDS + $1)) left
+  while [ $SECONDS -lt $deadline ]; do
+    left="$(squeue -h -t PD,R,CG,S,CF -o %i 2>/dev/null | wc -l)"
+    [ "$left" -eq 0 ] && return 0
+    sleep 0.5
+  done
+  squeue >&2
+  fail "jobs still queued or running after $1 s"
+}
+
+# ---- Slurm's own records --------------------------------------------------
+
+# jobcomp FIELD ID: FIELD of the completion record of job ID (jobcomp/filetxt).
+jobcomp() {
+  local field=$1 id=$2
+  grep "^JobId=$id " "$CLUSTER_DIR/jobcomp.txt" | tail -n1 | tr ' ' '\n' | sed -n "s/^$field=//p"
+}
+# epoch seconds of a jobcomp time field.
+jobtime() { date -d "$(jobcomp "$1" "$2")" +%s; }
+# expanded node names of a job, one a line.
+jobnodes() { scontrol show hostnames "$(jobcomp NodeList "$1")"; }
+# how many completion records a job has.
+jobcomp_count() { grep -c "^JobId=$1 " "$CLUSTER_DIR/jobcomp.txt"; }
+# how many times the plugin started the job (slurmctld log).
+started_count() { grep -c "sched/los: started JobId=$1 " "$CLUSTER_DIR/slurmctld.log"; }
+
+# Every job: completed exactly once, started once, on as many nodes as asked.
+check_completed_once() {
+  local id name want
+  for id in "$@"; do
+    [ "$(jobcomp_count "$id")" -eq 1 ] || fail "job $id has $(jobcomp_count "$id") completion records"
+    [ "$(jobcomp JobState "$id")" = COMPLETED ] || fail "job $id ended $(jobcomp JobState "$id")"
+    [ "$(started_count "$id")" -eq 1 ] || fail "job $id started $(started_count "$id") times"
+    want="$(cat "$CLUSTER_DIR/out/want-$id" 2>/dev/null || echo "")"
+    if [ -n "$want" ]; then
+      [ "$(jobcomp NodeCnt "$id")" = "$want" ] || fail "job $id ran on $(jobcomp NodeCnt "$id") nodes, asked $want"
+    fi
+  done
+}
+
+# No node ever ran two jobs at once (from the completion records).
+check_no_overlap() {
+  local -A st en nl
+  local a b common
+  for a in "$@"; do
+    st[$a]=$(jobtime StartTime "$a")
+    en[$a]=$(jobtime EndTime "$a")
+    nl[$a]="$(jobnodes "$a" | sort | tr '\n' ' ')"
+  done
+  for a in "$@"; do
+    for b in "$@"; do
+      [ "$a" -lt "$b" ] || continue
+      # Records have 1 s resolution: a job starting in the second its
+      # predecessor ended is not an overlap.
+      if [ "${st[$a]}" -lt "${en[$b]}" ] && [ "${st[$b]}" -lt "${en[$a]}" ]; then
+        common="$(comm -12 <(tr ' ' '\n' <<<"${nl[$a]}" | sed '/^$/d') <(tr ' ' '\n' <<<"${nl[$b]}" | sed '/^$/d'))"
+        [ -z "$common" ] || fail "jobs $a and $b overlapped in time on $(echo $common)"
+      fi
+    done
+  done
+}
+
+# Waits until the slurmctld log has a line matching REGEX after line FROM;
+# prints its line number.
+wait_log() {
+  local regex=$1 from=$2 timeout=$3 deadline=$((SECONDS + $3)) n
+  while [ $SECONDS -lt $deadline ]; do
+    n="$(tail -n +"$((from + 1))" "$CLUSTER_DIR/slurmctld.log" | grep -n -m1 -E "$regex" | cut -d: -f1)"
+    [ -n "$n" ] && { echo $((from + n)); return 0; }
+    sleep 0.2
+  done
+  fail "no slurmctld log line matching '$regex' after line $from within $timeout s"
+}
+log_lines() { wc -l <"$CLUSTER_DIR/slurmctld.log"; }
+
+# assert_le A B WHAT: A <= B.
+assert_le() { [ "$1" -le "$2" ] || fail "$3 ($1 > $2)"; }
+assert_lt() { [ "$1" -lt "$2" ] || fail "$3 ($1 >= $2)"; }
