@@ -1,7 +1,9 @@
 #include "policy/registry.hpp"
 
 #include "policies/backfilling.hpp"
+#include "policies/bf_fair.hpp"
 #include "policies/fcfs.hpp"
+#include "policies/tabu.hpp"
 
 namespace los {
 
@@ -13,6 +15,14 @@ const std::vector<PolicyInfo>& policy_catalog() {
        "", make_conservative},
       {"aggressive", "backfilling without reservations (may starve large jobs)", "", make_aggressive},
       {"depth", "backfilling where the first k blocked jobs hold reservations", "k=4 reservation depth", make_depth},
+      {"bf-fair", "backfilling without reservations, users with the highest normalized wait (finished jobs) first",
+       "", make_bf_fair},
+      {"tabu", "conservative backfilling whose plan is improved by tabu search on slowdown, wait, response and user "
+       "fairness (Klusacek & Rudova)",
+       "safe=false never move a job past its first reservation; period=300 seconds between searches (0: never); "
+       "budget=2 iterations per waiting job; tabu=10 tabu list length; seed=1 random seed; time-limit=2 wall-clock "
+       "seconds per search, live partitions only (0: none)",
+       make_tabu},
   };
   return catalog;
 }
