@@ -261,7 +261,11 @@ TabuPlan::Delta TabuPlan::evaluate(TabuCriteria& candidate) {
     if (m.from == m.to) continue;
     const Entry& e = planned_.at(m.id);
     d.wait += m.to - m.from;
-    d.bsd += job_bsd(e, m.to) - job_bsd(e, m.from);
+    // One division of an exact integer difference: equal and opposite
+    // changes of equal jobs cancel exactly.
+    d.bsd += static_cast<double>(std::max<Time>(1, m.to + e.duration - e.submit) -
+                                 std::max<Time>(1, m.from + e.duration - e.submit)) /
+             static_cast<double>(std::max<Time>(1, e.duration));
     if (user_delta_[e.user] == 0) touched_.push_back(e.user);
     user_delta_[e.user] += m.to - m.from;
   }
@@ -320,7 +324,7 @@ TabuPlan::MoveResult TabuPlan::try_move(JobId id, Time now, bool safe) {
   } else {
     TabuCriteria candidate;
     const Delta d = evaluate(candidate);
-    if (tabu_improvement(current_, candidate) > 0) {
+    if (tabu_improvement(current_, candidate) > kTabuAcceptEpsilon) {
       current_ = candidate;
       wait_sum_ += d.wait;
       bsd_sum_ += d.bsd;

@@ -60,9 +60,12 @@ struct TabuCriteria {
 // Sum of the relative improvements of `candidate` over `current` (paper,
 // SELECTBETTER): (a - b) / a per criterion, with the denominators guarded as
 // Alea does (max(1, a) for slowdown, max(1e-13, a) for the others) and a
-// criterion that did not change contributing exactly 0. The candidate is
-// accepted when the result is > 0.
+// criterion that did not change contributing exactly 0. The search accepts a
+// candidate when the result is above kTabuAcceptEpsilon (> 0 in the paper):
+// the criteria of a candidate are sums of doubles, and a move that only
+// permutes equal contributions must not be accepted on rounding noise.
 double tabu_improvement(const TabuCriteria& current, const TabuCriteria& candidate);
+inline constexpr double kTabuAcceptEpsilon = 1e-12;
 
 struct TabuSearchStats {
   std::int64_t searches = 0;
@@ -236,6 +239,7 @@ class TabuPolicy final : public Policy {
   // The plan's start of every waiting job (promises or predictions).
   std::vector<PlannedStart> planned_starts() const { return plan_.starts(); }
   const TabuSearchStats& stats() const { return stats_; }
+  const TabuPlan& tabu_plan() const { return plan_; }
 
  private:
   bool apply_events(const Snapshot& snapshot, bool& freed);
