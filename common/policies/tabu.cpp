@@ -154,20 +154,31 @@ void TabuPlan::place(Entry& e, Time start) {
   e.start = start;
 }
 
-void TabuPlan::compress(Time now, Time from) {
+void TabuPlan::compress(Time now, Time from, Time until) {
   for (auto it = by_start_.begin(); it != by_start_.end();) {
     // A moved reservation is re-keyed to an earlier start: before `next`,
     // so it is not visited twice.
     const auto next = std::next(it);
     const auto [start, order, id] = *it;
     Entry& e = planned_.at(id);
-    // Capacity was freed only from `from` on: a reservation that ends by
-    // then could not use it.
-    if (!e.starting && start > now && start + e.duration > from) {
-      // Asked with the job's own reservation in place: the horizon cuts the
-      // window at the old start, so this is "can it start before?".
-      const Time s = profile_.earliest_start(e.size, e.duration, now, start);
-      if (s < start) place(e, s);
+    // A new start must put the job's window over freed capacity: after
+    // start - duration, before `until` (which grows as moved jobs free
+    // their old spans), and before its own start.
+    const Time lo = std::max(now, from - e.duration + 1);
+    const Time hi = std::min(start, until);
+    if (!e.starting && start > now && lo < hi) {
+      // Asked with the job's own reservation in place: cut at `hi`, the
+      // window is checked up to there; the rest of it, up to the old start,
+      // is checked next (from the old start on the job holds the units).
+      const Time s = profile_.earliest_start(e.size, e.duration, lo, hi);
+      const Time checked_to = std::min(s + e.duration, start);
+      if (s < hi && (checked_to <= hi || profile_.min_free(hi, checked_to) >= e.size)) {
+        // A start in [s, hi) that failed the second check would fail it
+        // too (its window covers the same short point), so s is the
+        // earliest start in [lo, hi).
+        if (until < kTimeInfinity) until = std::max(until, start + e.duration);
+        place(e, s);
+      }
     }
     it = next;
   }
@@ -308,7 +319,7 @@ TabuPlan::MoveResult TabuPlan::try_move(JobId id, Time now, bool safe) {
   by_start_.erase({old_start, old_order, id});
   journal_.clear();
   journaling_ = true;
-  compress(now, old_start);
+  compress(now, old_start, old_start + e.duration);
   journaling_ = false;
   const Time s = profile_.earliest_start(e.size, e.duration, now);
   profile_.reserve(s, e.duration, e.size);

@@ -117,9 +117,13 @@ class TabuPlan {
   void reset(int capacity, Time now);
   // Deletes a waiting job's reservation (no compression). False if unknown.
   bool remove(JobId id);
-  // Every reservation that ends after `from`, in order of start, moves to its
-  // earliest start if that is earlier (and >= now).
-  void compress(Time now, Time from = 0);
+  // Compression after capacity was freed on [from, until): reservations, in
+  // order of start, move to their earliest start (>= now) if that is earlier
+  // and their new window overlaps freed capacity (what a moved reservation
+  // gives back counts as freed for the ones after it). In a plan where no
+  // reservation could start earlier, this is the classical compression; it
+  // only visits the part of the profile that changed.
+  void compress(Time now, Time from = 0, Time until = kTimeInfinity);
 
   // A waiting job became running by this policy's decision.
   bool start_planned(JobId id, Time start);
