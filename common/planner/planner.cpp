@@ -244,35 +244,58 @@ void Planner::ensure_breakpoint(Time t) {
   root_ = merge(merge(l, make_node(t, v)), r);
 }
 
-void Planner::erase_if_redundant(Time t) {
-  if (t <= origin_ || t >= kTimeInfinity) return;
-  const Index at = floor_node(t);
-  if (at == kNil || nodes_[at].key != t) return;
-  const Index before = floor_node(t - 1);
-  if (before == kNil || nodes_[before].value != nodes_[at].value) return;
-  Index l, m, r;
-  split(root_, t, l, m);
-  split(m, t + 1, m, r);
-  free_tree(m);
-  root_ = merge(l, r);
+Planner::Index Planner::pop_leftmost(Index t, Index& popped) {
+  // Unlinks the leftmost node of t (t non-empty) and returns the new root.
+  push(t);
+  if (nodes_[t].left == kNil) {
+    popped = t;
+    return nodes_[t].right;
+  }
+  nodes_[t].left = pop_leftmost(nodes_[t].left, popped);
+  pull(t);
+  return t;
 }
 
 void Planner::add(Time a, Time b, std::int64_t delta) {
   a = std::max(a, origin_);
   if (b <= a || delta == 0) return;
-  ensure_breakpoint(a);
-  ensure_breakpoint(b);
-  Index l, m, r;
-  split(root_, a, l, m);
+  // One pass: cut the tree into keys < a, [a, b), >= b; give the middle part
+  // breakpoints at a and b if it lacks them; shift it; merge segments that
+  // became equal to their neighbours; join.
+  Index left, mid, right;
+  split(root_, a, left, mid);
   if (b < kTimeInfinity) {
-    split(m, b, m, r);
+    split(mid, b, mid, right);
   } else {
-    r = kNil;
+    right = kNil;
   }
-  apply(m, delta);
-  root_ = merge(merge(l, m), r);
-  erase_if_redundant(a);
-  erase_if_redundant(b);
+  // The value just before a (a > origin always has a predecessor) and at the
+  // end of [a, b), before the shift.
+  const Index before_a = rightmost(left);
+  const Index first_mid = leftmost(mid);
+  const Index last_mid = mid != kNil ? rightmost(mid) : kNil;
+  const std::int64_t value_at_a = first_mid != kNil && nodes_[first_mid].key == a ? nodes_[first_mid].value
+                                                                                   : nodes_[before_a].value;
+  const std::int64_t value_before_b = last_mid != kNil ? nodes_[last_mid].value : value_at_a;
+  if (b < kTimeInfinity && (right == kNil || nodes_[leftmost(right)].key != b)) {
+    right = merge(make_node(b, value_before_b), right);
+  }
+  if (first_mid == kNil || nodes_[first_mid].key != a) mid = merge(make_node(a, value_at_a), mid);
+  apply(mid, delta);
+  // Coalesce: a breakpoint whose value equals its predecessor's is redundant.
+  if (before_a != kNil && nodes_[before_a].value == value_at_a + delta) {
+    Index dropped;
+    mid = pop_leftmost(mid, dropped);
+    nodes_[dropped].left = nodes_[dropped].right = kNil;
+    free_tree(dropped);
+  }
+  if (right != kNil && b < kTimeInfinity && nodes_[leftmost(right)].value == value_before_b + delta) {
+    Index dropped;
+    right = pop_leftmost(right, dropped);
+    nodes_[dropped].left = nodes_[dropped].right = kNil;
+    free_tree(dropped);
+  }
+  root_ = merge(merge(left, mid), right);
 }
 
 void Planner::reserve(Time start, Time duration, std::int64_t size) {

@@ -105,6 +105,7 @@ class Planner {
   Index merge(Index l, Index r);
   Index rightmost(Index t) const;
   Index leftmost(Index t) const;
+  Index pop_leftmost(Index t, Index& popped);
   // Node with the largest key <= t, or kNil.
   Index floor_node(Time t) const;
   // Smallest key > x whose value satisfies (value >= size) when want_at_least,
@@ -112,7 +113,6 @@ class Planner {
   Time first_after(Time x, std::int64_t size, bool want_at_least) const;
   Time first_after(Index t, Time x, std::int64_t size, bool want_at_least) const;
   void ensure_breakpoint(Time t);
-  void erase_if_redundant(Time t);
   void collect(Index t, std::vector<AvailabilitySlot>& out) const;
 
   // The tree is logically const during queries, but pushing pending

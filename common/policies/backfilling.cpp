@@ -44,10 +44,20 @@ bool BackfillingPolicy::apply_events(const Snapshot& snapshot, bool& freed) {
         break;
       case SnapshotEvent::Kind::Started: {
         const auto it = reserved_.find(ev.job);
-        if (it == reserved_.end() || !it->second.starting || it->second.start != ev.start) return false;
+        if (it == reserved_.end() || !it->second.starting) return false;
         const Reservation r = it->second;
-        drop_reservation(ev.job);  // the reserved span becomes the running span
-        add_running(ev.job, r.size, r.start, r.start + r.duration);
+        drop_reservation(ev.job);
+        if (ev.start == r.start) {
+          add_running(ev.job, r.size, r.start, r.start + r.duration);  // the reserved span is the running span
+          break;
+        }
+        // Started a little later than decided (a live cluster applies
+        // decisions after the step): move the span to where it really is.
+        const Time end = std::max(ev.start + r.duration, now + 1);
+        if (r.start + r.duration > now) planner_.add(now, r.start + r.duration, r.size);
+        planner_.add(now, end, -r.size);
+        add_running(ev.job, r.size, ev.start, end);
+        if (planner_.min_free(now, end) < 0) return false;  // it overlaps a promise: re-plan
         break;
       }
       case SnapshotEvent::Kind::Ended: {

@@ -3,9 +3,17 @@
 #include "policies/backfilling.hpp"
 #include "policies/bf_fair.hpp"
 #include "policies/fcfs.hpp"
+#include "policies/los.hpp"
 #include "policies/tabu.hpp"
 
 namespace los {
+namespace {
+
+constexpr const char* kLosParameters =
+    "lookahead=50 waiting jobs considered (C); traceback=bypassed-first (or selected-first) which of equally good "
+    "sets; head=loop start heads while they fit, then reserve (or once: the thesis's literal single head start)";
+
+}  // namespace
 
 const std::vector<PolicyInfo>& policy_catalog() {
   static const std::vector<PolicyInfo> catalog = {
@@ -15,6 +23,14 @@ const std::vector<PolicyInfo>& policy_catalog() {
        "", make_conservative},
       {"aggressive", "backfilling without reservations (may starve large jobs)", "", make_aggressive},
       {"depth", "backfilling where the first k blocked jobs hold reservations", "k=4 reservation depth", make_depth},
+      {"los", "LOS: start the set of waiting jobs that fills the most free units now without delaying the head's reservation",
+       kLosParameters, make_los},
+      {"los-basic", "LOS, basic 2-D algorithm: only jobs that end by the head's shadow time may start",
+       kLosParameters, make_los_basic},
+      {"los-maxjobs", "LOS, ties between equally packing sets go to the set with the most jobs", kLosParameters,
+       make_los_maxjobs},
+      {"los-maxsd", "LOS, ties between equally packing sets go to the largest total expected slowdown",
+       kLosParameters, make_los_maxsd},
       {"bf-fair", "backfilling without reservations, users with the highest normalized wait (finished jobs) first",
        "", make_bf_fair},
       {"tabu", "conservative backfilling whose plan is improved by tabu search on slowdown, wait, response and user "

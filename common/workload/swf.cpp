@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -101,13 +102,12 @@ class SwfParser {
         p = e;
         continue;
       }
-      const std::string token(text.substr(p, e - p));
-      char* end = nullptr;
-      errno = 0;
-      const double v = std::strtod(token.c_str(), &end);
-      if (end == token.c_str() || *end != '\0' || errno == ERANGE || !std::isfinite(v)) {
+      const std::string_view token = text.substr(p, e - p);
+      double v = 0;
+      const auto [end, ec] = std::from_chars(token.data(), token.data() + token.size(), v);
+      if (ec != std::errc() || end != token.data() + token.size() || !std::isfinite(v)) {
         throw WorkloadError(where(name_, line_no_) + ": field " + std::to_string(n + 1) + " (" + kFieldNames[n] +
-                            "): not a number: '" + token + "'");
+                            "): not a number: '" + std::string(token) + "'");
       }
       f[n++] = v;
       p = e;

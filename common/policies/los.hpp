@@ -1,0 +1,94 @@
+// LOS, the Lookahead Optimizing Scheduler (Shmueli & Feitelson, JSSPP 2003;
+// E. Shmueli's thesis, Haifa 2003): backfilling that, instead of walking the
+// queue greedily, starts the set of waiting jobs that uses the most free
+// units now without delaying the first blocked job. docs/los.md has the
+// algorithm, the decisions the thesis leaves open, and the solver's proof.
+//
+// One step at time t:
+//   1. Head jobs: with head=loop (default) start queue heads in order while
+//      they fit, as EASY does; with head=once (the thesis read literally)
+//      start the head if it fits and run the selection with no reservation.
+//   2. The first job that does not fit gets a reservation: its shadow time is
+//      the earliest time the profile of running jobs (the Planner) frees
+//      enough units, and `extra` counts every unit free at that time beyond
+//      its size, i.e. all jobs ending at the shadow time count - the same
+//      rule as EASY here.
+//   3. WQ': the waiting jobs behind it with size <= the free units, the first
+//      `lookahead` of them (C counts after that filter, as in the thesis's
+//      example). A job's shadow size is 0 if t + estimate <= shadow, else its
+//      size. los_select (los_dp.hpp) picks the set; all of it starts now.
+// Variants: los (full: uses the extra units), los-basic (the 2-D algorithm:
+// only jobs ending by the shadow time), los-maxjobs and los-maxsd (merit
+// tie-breaks: most jobs; largest sum of expected slowdowns
+// (t - submit + estimate) / estimate, compared in micro-units).
+//
+// State: the profile of running jobs, kept from the snapshot's events and
+// rebuilt from the snapshot when the events do not explain it. The only
+// promise is the blocked head's shadow time (reservations()).
+#pragma once
+
+#include <cstdint>
+#include <set>
+#include <unordered_map>
+#include <vector>
+
+#include "policies/los_dp.hpp"
+#include "policy/policy.hpp"
+
+namespace los {
+
+enum class LosMerit { None, MaxJobs, MaxSlowdown };
+enum class LosHead { Loop, Once };
+
+struct LosOptions {
+  bool use_extra = true;  // false: los-basic
+  LosMerit merit = LosMerit::None;
+  LosTraceback traceback = LosTraceback::BypassedFirst;
+  int lookahead = 50;  // C
+  LosHead head = LosHead::Loop;
+};
+
+class LosPolicy final : public Policy {
+ public:
+  LosPolicy(LosOptions options, std::string label);
+
+  std::string name() const override { return label_; }
+  StepResult step(const Snapshot& snapshot) override;
+  std::vector<PlannedStart> reservations() const override;
+  const Planner* plan() const override { return &planner_; }
+
+  const LosOptions& options() const { return options_; }
+
+ private:
+  struct Occupation {
+    int size;
+    Time end;  // where the profile expects the units back
+  };
+
+  bool apply_events(const Snapshot& snapshot);
+  void rebuild(const Snapshot& snapshot);
+  void add_running(JobId id, int size, Time end);
+  void start_now(const Job& job, Time now, StepResult& result);
+
+  LosOptions options_;
+  std::string label_;
+  Planner planner_;  // running jobs (and this step's starts) only
+  std::unordered_map<JobId, Occupation> running_;
+  std::set<std::pair<Time, JobId>> running_by_end_;
+  std::unordered_map<JobId, Occupation> starting_;  // started by the last step, awaiting Started
+  std::vector<PlannedStart> reservation_;           // the blocked head's shadow time, if any
+  // Scratch reused between steps.
+  LosProblem problem_;
+  std::vector<const Job*> candidates_;
+};
+
+// Expected slowdown if started at `now`, in micro-units (the Max-Slowdown
+// merit), capped at a slowdown of 10^6.
+std::int64_t los_slowdown_merit(Time now, Time submit, Time estimate);
+
+PolicyPtr make_los(const PolicySpec& spec);
+PolicyPtr make_los_basic(const PolicySpec& spec);
+PolicyPtr make_los_maxjobs(const PolicySpec& spec);
+PolicyPtr make_los_maxsd(const PolicySpec& spec);
+
+}  // namespace los

@@ -1,0 +1,309 @@
+// LOS against the thesis's worked example (Shmueli 2003, Figs. 3.1-3.6,
+// Tables 3.2 and 3.4-3.8) and the spec's Max-Slowdown vectors, through the
+// table solver, the production solver and the policy itself.
+#include "policies/los.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+
+#include "policies/los_dp.hpp"
+#include "policy/registry.hpp"
+#include "sim/invariants.hpp"
+#include "test_support.hpp"
+
+namespace los {
+namespace {
+
+// The example's waiting queue as the table sees it: wj1..wj5 as size_ssize
+// (shadow 28, extra 3; wj2 ends by the shadow time).
+LosProblem worked_example(LosTraceback rule = LosTraceback::BypassedFirst) {
+  LosProblem p;
+  p.jobs = {{7, 7, 0}, {2, 0, 0}, {1, 1, 0}, {2, 2, 0}, {3, 3, 0}};
+  p.free_now = 5;
+  p.extra = 3;
+  p.traceback = rule;
+  return p;
+}
+
+// "u_s M" for one cell, M in {B, S, SB}.
+std::string cell_text(const LosCell& c) {
+  std::ostringstream o;
+  o << c.util << "_" << c.sutil << " " << (c.selected ? "S" : "") << (c.bypassed ? "B" : "");
+  return o.str();
+}
+
+// Plane k of the table as rows i = 1..5 of columns j = 1..5.
+std::vector<std::vector<std::string>> plane(const LosTable& t, int k) {
+  std::vector<std::vector<std::string>> out;
+  for (std::size_t i = 1; i < t.rows(); ++i) {
+    std::vector<std::string> row;
+    for (int j = 1; j <= t.free_now(); ++j) row.push_back(cell_text(t.at(i, j, k)));
+    out.push_back(row);
+  }
+  return out;
+}
+
+using Plane = std::vector<std::vector<std::string>>;
+const std::vector<std::string> kRow1 = {"0_0 B", "0_0 B", "0_0 B", "0_0 B", "0_0 B"};
+const std::vector<std::string> kRow2 = {"0_0 B", "2_0 S", "2_0 S", "2_0 S", "2_0 S"};
+const std::vector<std::string> kRow3 = {"1_1 S", "2_0 B", "3_1 S", "3_1 S", "3_1 S"};
+
+TEST(LosTable, Table32And34PlaneZeroIsTheBasicAlgorithm) {
+  LosTable t;
+  los_select_table(worked_example(), &t);
+  const std::vector<std::string> rest = {"0_0 B", "2_0 B", "2_0 B", "2_0 B", "2_0 B"};
+  EXPECT_EQ(plane(t, 0), (Plane{kRow1, kRow2, rest, rest, rest}));
+  // Column j = 0 and row i = 0 are zero padding in every plane.
+  for (int k = 0; k <= 3; ++k) {
+    for (std::size_t i = 0; i <= 5; ++i) EXPECT_EQ(t.at(i, 0, k).util, 0);
+    for (int j = 0; j <= 5; ++j) EXPECT_EQ(t.at(0, j, k).util, 0);
+  }
+}
+
+TEST(LosTable, Table35) {
+  LosTable t;
+  los_select_table(worked_example(), &t);
+  const std::vector<std::string> rest = {"1_1 B", "2_0 B", "3_1 B", "3_1 B", "3_1 B"};
+  EXPECT_EQ(plane(t, 1), (Plane{kRow1, kRow2, kRow3, rest, rest}));
+}
+
+TEST(LosTable, Table36WithTheSutilTieBreak) {
+  LosTable t;
+  los_select_table(worked_example(), &t);
+  EXPECT_EQ(plane(t, 2), (Plane{kRow1, kRow2, kRow3, {"1_1 B", "2_0 B", "3_1 B", "4_2 S", "4_2 S"},
+                                {"1_1 B", "2_0 B", "3_1 B", "4_2 B", "4_2 B"}}));
+  // m'[4][2][2]: selecting wj4 gives 2_2, bypassing gives 2_0: bypass only.
+  EXPECT_EQ(cell_text(t.at(4, 2, 2)), "2_0 B");
+}
+
+TEST(LosTable, Table37RootIsATieWithBothMarkers) {
+  LosTable t;
+  los_select_table(worked_example(), &t);
+  EXPECT_EQ(plane(t, 3), (Plane{kRow1, kRow2, kRow3, {"1_1 B", "2_0 B", "3_1 B", "4_2 S", "5_3 S"},
+                                {"1_1 B", "2_0 B", "3_1 B", "4_2 B", "5_3 SB"}}));
+}
+
+std::vector<std::size_t> both_solvers(const LosProblem& p, LosKey expected_key) {
+  const LosSelection table = los_select_table(p);
+  const LosSelection fast = los_select(p);
+  EXPECT_EQ(table.chosen, fast.chosen);
+  EXPECT_EQ(table.key, expected_key);
+  EXPECT_EQ(fast.key, expected_key);
+  return fast.chosen;
+}
+
+TEST(LosSelect, BypassedFirstGivesFig35AndSelectedFirstFig36) {
+  // Indices are 0-based: wj2 is 1.
+  EXPECT_EQ(both_solvers(worked_example(LosTraceback::BypassedFirst), {5, 3, 0}), (std::vector<std::size_t>{1, 2, 3}));
+  EXPECT_EQ(both_solvers(worked_example(LosTraceback::SelectedFirst), {5, 3, 0}), (std::vector<std::size_t>{1, 4}));
+}
+
+TEST(LosSelect, BasicAlgorithmStartsOnlyWj2) {
+  LosProblem p = worked_example();
+  p.extra = 0;
+  EXPECT_EQ(both_solvers(p, {2, 0, 0}), (std::vector<std::size_t>{1}));
+}
+
+TEST(LosSelect, MaxjobsBreaksTheRootTieTowardsThreeJobs) {
+  for (LosTraceback rule : {LosTraceback::BypassedFirst, LosTraceback::SelectedFirst}) {
+    LosProblem p = worked_example(rule);
+    for (LosCandidate& c : p.jobs) c.merit = 1;
+    EXPECT_EQ(both_solvers(p, {5, 3, 3}), (std::vector<std::size_t>{1, 2, 3}));
+  }
+}
+
+TEST(LosSelect, MaxSlowdownVectors) {
+  // t = 25; (size, estimate) as in the example.
+  const std::vector<std::pair<int, Time>> jobs = {{7, 4}, {2, 2}, {1, 6}, {2, 4}, {3, 5}};
+  auto problem = [&](std::vector<Time> submits, LosTraceback rule) {
+    LosProblem p = worked_example(rule);
+    for (std::size_t i = 0; i < p.jobs.size(); ++i) p.jobs[i].merit = los_slowdown_merit(25, submits[i], jobs[i].second);
+    return p;
+  };
+  for (LosTraceback rule : {LosTraceback::BypassedFirst, LosTraceback::SelectedFirst}) {
+    // All arrived at 20: bypass wins, 7.583 against 5.5.
+    const LosProblem a = problem({20, 20, 20, 20, 20}, rule);
+    EXPECT_EQ(a.jobs[1].merit, 3500000);
+    EXPECT_EQ(a.jobs[2].merit, 1833333);
+    EXPECT_EQ(both_solvers(a, {5, 3, 7583333}), (std::vector<std::size_t>{1, 2, 3}));
+    // wj5 arrived at 0, the others at 24: select wins, 7.5 against 3.917.
+    const LosProblem b = problem({24, 24, 24, 24, 0}, rule);
+    EXPECT_EQ(both_solvers(b, {5, 3, 7500000}), (std::vector<std::size_t>{1, 4}));
+  }
+}
+
+TEST(LosSelect, RejectsMalformedCandidates) {
+  LosProblem p = worked_example();
+  p.jobs[2].ssize = 2;  // neither 0 nor the size 1
+  EXPECT_THROW(los_select(p), std::invalid_argument);
+  EXPECT_THROW(los_select_table(p), std::invalid_argument);
+  p = worked_example();
+  p.jobs[0].size = 0;
+  EXPECT_THROW(los_select(p), std::invalid_argument);
+  p = worked_example();
+  p.extra = -1;
+  EXPECT_THROW(los_select(p), std::invalid_argument);
+}
+
+// The example as a snapshot: N = 10, t = 25, one running job of size 5
+// expected to end at 28.
+Snapshot example_snapshot(std::vector<Time> submits = {20, 20, 20, 20, 20}) {
+  Snapshot s;
+  s.now = 25;
+  s.total_units = 10;
+  s.free_units = 5;
+  RunningJob r;
+  r.job = test::job(100, 0, 5, 8);
+  r.start = 20;  // expected end 28: rem 3
+  s.running.push_back(r);
+  const std::vector<std::pair<int, Time>> jobs = {{7, 4}, {2, 2}, {1, 6}, {2, 4}, {3, 5}};
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    s.queue.push_back(test::job(static_cast<JobId>(i + 1), submits[i], jobs[i].first, jobs[i].second));
+  }
+  s.resync = true;
+  return s;
+}
+
+std::set<JobId> started(const StepResult& r) {
+  std::set<JobId> out;
+  for (const Decision& d : r.decisions) {
+    EXPECT_EQ(d.kind, Decision::Kind::Start);
+    out.insert(d.job);
+  }
+  return out;
+}
+
+std::set<JobId> step_once(const std::string& spec, const Snapshot& s) {
+  PolicyPtr p = make_policy(spec);
+  const std::set<JobId> out = started(p->step(s));
+  // The blocked head wj1 holds the shadow time 28 as its reservation.
+  const std::vector<PlannedStart> res = p->reservations();
+  EXPECT_EQ(res.size(), 1U) << spec;
+  if (!res.empty()) {
+    EXPECT_EQ(res[0].job, 1);
+    EXPECT_EQ(res[0].start, 28);
+  }
+  return out;
+}
+
+TEST(LosPolicy, WorkedExampleEveryVariant) {
+  const Snapshot s = example_snapshot();
+  EXPECT_EQ(step_once("los", s), (std::set<JobId>{2, 3, 4}));
+  EXPECT_EQ(step_once("los:traceback=selected-first", s), (std::set<JobId>{2, 5}));
+  EXPECT_EQ(step_once("los-basic", s), (std::set<JobId>{2}));
+  EXPECT_EQ(step_once("los-maxjobs", s), (std::set<JobId>{2, 3, 4}));
+  EXPECT_EQ(step_once("los-maxjobs:traceback=selected-first", s), (std::set<JobId>{2, 3, 4}));
+  EXPECT_EQ(step_once("los-maxsd", s), (std::set<JobId>{2, 3, 4}));
+  EXPECT_EQ(step_once("los-maxsd:traceback=selected-first", example_snapshot({24, 24, 24, 24, 0})),
+            (std::set<JobId>{2, 5}));
+  EXPECT_EQ(step_once("los-maxsd", example_snapshot({24, 24, 24, 24, 0})), (std::set<JobId>{2, 5}));
+}
+
+TEST(LosPolicy, LookaheadThreeKeepsWj2ToWj4AfterTheFilter) {
+  // Table 3.8: WQ' = {wj2..wj5}; C = 3 keeps wj2..wj4 and gives Fig. 3.5.
+  const Snapshot s = example_snapshot();
+  EXPECT_EQ(step_once("los:lookahead=3", s), (std::set<JobId>{2, 3, 4}));
+  // C = 3 with Selected-First can no longer reach {wj2, wj5}.
+  EXPECT_EQ(step_once("los:lookahead=3:traceback=selected-first", s), (std::set<JobId>{2, 3, 4}));
+  EXPECT_EQ(step_once("los:lookahead=1", s), (std::set<JobId>{2}));
+}
+
+TEST(LosPolicy, HeadSemantics) {
+  // N = 10, nothing running. Queue: a (4), b (4), c (6), d (2).
+  Snapshot s;
+  s.now = 0;
+  s.total_units = 10;
+  s.free_units = 10;
+  s.queue = {test::job(1, 0, 4, 100), test::job(2, 0, 4, 100), test::job(3, 0, 6, 50), test::job(4, 0, 2, 10)};
+  s.resync = true;
+  // loop: a and b start as heads; c is blocked (shadow 100, extra 10 - 6 = 4);
+  // d (2 units, ends by 100) fills the rest.
+  PolicyPtr loop = make_policy("los");
+  EXPECT_EQ(started(loop->step(s)), (std::set<JobId>{1, 2, 4}));
+  ASSERT_EQ(loop->reservations().size(), 1U);
+  EXPECT_EQ(loop->reservations()[0].job, 3);
+  EXPECT_EQ(loop->reservations()[0].start, 100);
+  // once: a starts, then the rest is packed with no reservation: c (6) fills 6 of 6.
+  PolicyPtr once = make_policy("los:head=once");
+  EXPECT_EQ(started(once->step(s)), (std::set<JobId>{1, 3}));
+  EXPECT_TRUE(once->reservations().empty());
+}
+
+TEST(LosPolicy, SpecsAndCanonicalNames) {
+  EXPECT_EQ(make_policy("los")->name(), "los");
+  EXPECT_EQ(make_policy("los:lookahead=50:traceback=bypassed-first:head=loop")->name(), "los");
+  EXPECT_EQ(make_policy("los-maxsd:traceback=selected-first:lookahead=10")->name(),
+            "los-maxsd:lookahead=10:traceback=selected-first");
+  EXPECT_EQ(make_policy("los-basic:head=once")->name(), "los-basic:head=once");
+  for (const char* bad : {"los:lookahead=0", "los:lookahead=x", "los:traceback=first", "los:head=twice",
+                          "los:depth=3", "los-maxsd:merit=1"}) {
+    EXPECT_THROW(make_policy(bad), PolicySpecError) << bad;
+  }
+  try {
+    make_policy("los:traceback=first");
+  } catch (const PolicySpecError& e) {
+    EXPECT_NE(std::string(e.what()).find("traceback"), std::string::npos);
+  }
+}
+
+TEST(LosPolicy, SlowdownMeritIsExactAndCapped) {
+  EXPECT_EQ(los_slowdown_merit(25, 20, 6), 1833333);  // 11/6 rounded
+  EXPECT_EQ(los_slowdown_merit(10, 10, 0), 1000000);  // no wait; a zero estimate counts as 1 s
+  EXPECT_EQ(los_slowdown_merit(5000000000LL, 0, 1), 1000000LL * 1000000LL);
+}
+
+TEST(LosPolicy, RebuildsItsProfileWhenEventsDoNotExplainIt) {
+  // Step 1: the worked example; LOS starts wj2, wj3, wj4 (5 units).
+  PolicyPtr p = make_policy("los");
+  Snapshot s = example_snapshot();
+  EXPECT_EQ(started(p->step(s)), (std::set<JobId>{2, 3, 4}));
+  // Step 2 (t = 26): wj2..wj4 run as decided; the size-5 job ended early;
+  // and someone else started wj5 (3 units, estimate 5) - a start LOS did not
+  // decide, so its profile must come from the snapshot.
+  Snapshot next = s;
+  next.now = 26;
+  next.resync = false;
+  next.queue = {s.queue[0]};
+  next.running.clear();
+  next.events = {{SnapshotEvent::Kind::Ended, 100, 5, 20, 8}};
+  for (std::size_t i = 1; i < 5; ++i) {
+    RunningJob r;
+    r.job = s.queue[i];
+    r.start = i < 4 ? 25 : 26;
+    next.running.push_back(r);
+    next.events.push_back({SnapshotEvent::Kind::Started, r.job.id, r.job.size, r.start, r.job.estimate});
+  }
+  next.free_units = 2;
+  EXPECT_TRUE(p->step(next).decisions.empty());  // wj1 (7) is the only job waiting
+  // Ends: wj2 at 27 (+2), wj4 at 29 (+2), wj3 and wj5 at 31 (+4): wj1 fits at 31.
+  EXPECT_EQ(p->plan()->free_at(26), 2);
+  EXPECT_EQ(p->plan()->free_at(29), 6);
+  ASSERT_EQ(p->reservations().size(), 1U);
+  EXPECT_EQ(p->reservations()[0].job, 1);
+  EXPECT_EQ(p->reservations()[0].start, 31);
+}
+
+TEST(LosPolicy, SimulatedHeadNeverStartsAfterItsShadowTime) {
+  // A small hand-made workload where the head must wait: the checker
+  // verifies every promise and the capacity for every variant.
+  std::vector<Job> jobs;
+  for (int i = 0; i < 40; ++i) {
+    jobs.push_back(test::job(i + 1, i * 3, 1 + (i * 7) % 10, 5 + (i * 13) % 40, 3 + (i * 11) % 30));
+  }
+  const Workload w = test::workload(10, jobs);
+  for (const char* spec : {"los", "los-basic", "los-maxjobs", "los-maxsd", "los:traceback=selected-first",
+                           "los:head=once", "los:lookahead=2"}) {
+    PolicyPtr p = make_policy(spec);
+    InvariantChecker checker;
+    const SimResult r = simulate(w, *p, {}, &checker);
+    EXPECT_EQ(checker.check(r, true), std::vector<std::string>{}) << spec;
+    EXPECT_FALSE(checker.first_promises().empty()) << spec;
+  }
+}
+
+}  // namespace
+}  // namespace los

@@ -1,0 +1,186 @@
+// The SWF reader: real-trace dirt is cleaned and counted; malformed input is
+// an error naming file, line and field.
+#include <gtest/gtest.h>
+#include <zlib.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "workload/swf.hpp"
+#include "workload/transform.hpp"
+
+namespace los {
+namespace {
+
+// One SWF line: job submit wait run alloc cpu mem req_procs req_time req_mem status user group exe queue part prec think
+std::string line(long long id, long long submit, long long run, long long alloc, long long req_procs, long long req_time,
+                 int status = 1, int user = 1) {
+  std::ostringstream o;
+  o << id << " " << submit << " -1 " << run << " " << alloc << " -1 -1 " << req_procs << " " << req_time << " -1 "
+    << status << " " << user << " 1 -1 1 1 -1 -1\n";
+  return o.str();
+}
+
+std::string expect_error(const std::string& text) {
+  try {
+    parse_swf(text, "t.swf");
+  } catch (const WorkloadError& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "no error for:\n" << text;
+  return "";
+}
+
+TEST(Swf, HeaderGivesMachineSize) {
+  Workload w = parse_swf("; MaxNodes: 64\n; MaxProcs: 128\n" + line(1, 0, 10, 4, 4, 20), "t.swf");
+  EXPECT_EQ(w.units, 128);  // MaxProcs wins: sizes count processors
+  w = parse_swf("; MaxNodes: 64\n" + line(1, 0, 10, 4, 4, 20), "t.swf");
+  EXPECT_EQ(w.units, 64);
+  SwfReadOptions o;
+  o.units = 16;
+  w = parse_swf("; MaxProcs: 128\n" + line(1, 0, 10, 4, 4, 20), "t.swf", o);
+  EXPECT_EQ(w.units, 16);  // --nodes overrides
+  EXPECT_NE(expect_error(line(1, 0, 10, 4, 4, 20)).find("machine size is unknown"), std::string::npos);
+}
+
+TEST(Swf, CleansRealTraceDirt) {
+  const std::string text = "; MaxProcs: 8\n" +
+                           line(1, 0, 100, 4, -1, 200) +     // requested -1: use allocated
+                           line(2, 5, 100, 0, 0, 200) +      // size 0: dropped
+                           line(3, 6, 100, 16, 16, 200) +    // larger than the machine: dropped
+                           line(4, 7, 300, 2, 2, 200) +      // runs past its estimate
+                           line(5, 8, 50, 2, 2, -1) +        // no estimate: the run time
+                           line(6, 3, 0, 2, 2, 60) +         // out of order; cancelled (run 0)
+                           line(7, 9, -1, -1, 2, 60, 5) +    // cancelled before running: run 0
+                           line(8, 9, -1, 2, 2, 60, 1);      // unknown run time: dropped
+  const Workload w = parse_swf(text, "t.swf");
+  const CleaningReport& c = w.cleaning;
+  EXPECT_EQ(c.records, 8u);
+  EXPECT_EQ(c.size_from_allocated, 1u);
+  EXPECT_EQ(c.dropped_zero_size, 1u);
+  EXPECT_EQ(c.dropped_oversize, 1u);
+  EXPECT_EQ(c.dropped_unknown_runtime, 1u);
+  EXPECT_EQ(c.runtime_over_estimate, 1u);
+  EXPECT_EQ(c.estimate_from_runtime, 1u);
+  EXPECT_EQ(c.cancelled, 2u);
+  EXPECT_EQ(c.out_of_order, 1u);
+  ASSERT_EQ(w.jobs.size(), 5u);
+  // Sorted by submit time, stable.
+  std::vector<JobId> ids;
+  for (const Job& j : w.jobs) ids.push_back(j.id);
+  EXPECT_EQ(ids, (std::vector<JobId>{1, 6, 4, 5, 7}));
+  EXPECT_EQ(w.jobs[0].size, 4);
+  EXPECT_EQ(w.jobs[2].runtime, 300);
+  EXPECT_EQ(w.jobs[2].estimate, 200);
+  EXPECT_EQ(w.jobs[3].estimate, 50);
+  EXPECT_EQ(w.jobs[4].runtime, 0);
+  // Killed at the estimate by default: the effective run time.
+  EXPECT_EQ(effective_runtime(w.jobs[2], true), 200);
+  EXPECT_EQ(effective_runtime(w.jobs[2], false), 300);
+}
+
+TEST(Swf, MalformedInputNamesFileLineAndField) {
+  const std::string h = "; MaxProcs: 8\n";
+  std::string e = expect_error(h + line(1, 0, 10, 2, 2, 20) + "2 5 -1 abc 2 -1 -1 2 20 -1 1 1 1 -1 1 1 -1 -1\n");
+  EXPECT_NE(e.find("t.swf:3: field 4 (run time): not a number: 'abc'"), std::string::npos) << e;
+  e = expect_error(h + "1 0 -1 10 2 -1 -1 2 20\n");
+  EXPECT_NE(e.find("t.swf:2: expected 18 fields, found 9"), std::string::npos) << e;
+  e = expect_error(h + line(1, 0, 10, 2, -4, 20));
+  EXPECT_NE(e.find("t.swf:2: field 8 (requested processors): negative size -4"), std::string::npos) << e;
+  e = expect_error(h + line(1, -5, 10, 2, 2, 20));
+  EXPECT_NE(e.find("t.swf:2: field 2 (submit time)"), std::string::npos) << e;
+  e = expect_error(h + line(1, 0, 10, 2, 2, 20) + line(1, 3, 10, 2, 2, 20));
+  EXPECT_NE(e.find("t.swf:3: field 1 (job number): job 1 appears twice"), std::string::npos) << e;
+}
+
+class SwfFiles : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() / ("los-swf-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir_);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  std::string write_gz(const std::string& name, const std::string& text) {
+    const std::string p = (dir_ / name).string();
+    gzFile f = gzopen(p.c_str(), "wb");
+    gzwrite(f, text.data(), static_cast<unsigned>(text.size()));
+    gzclose(f);
+    return p;
+  }
+  std::filesystem::path dir_;
+};
+
+TEST_F(SwfFiles, ReadsPlainAndGzip) {
+  std::string text = "; MaxProcs: 32\n";
+  for (int i = 1; i <= 500; ++i) text += line(i, i * 10, 100, 1 + i % 32, 1 + i % 32, 200);
+  const std::string gz = write_gz("t.swf.gz", text);
+  const std::string plain = (dir_ / "t.swf").string();
+  std::ofstream(plain) << text;
+  const Workload a = read_swf(gz), b = read_swf(plain);
+  EXPECT_EQ(a.jobs.size(), 500u);
+  EXPECT_EQ(b.jobs.size(), 500u);
+  EXPECT_EQ(a.units, 32);
+  EXPECT_EQ(a.jobs.back().submit, 5000);
+}
+
+TEST_F(SwfFiles, TruncatedGzipIsAnError) {
+  std::string text = "; MaxProcs: 32\n";
+  for (int i = 1; i <= 20000; ++i) text += line(i, i * 10, 100 + i, 1 + i % 32, 1 + i % 32, 20000);
+  const std::string gz = write_gz("full.swf.gz", text);
+  const auto size = std::filesystem::file_size(gz);
+  std::filesystem::resize_file(gz, size / 2);
+  try {
+    read_swf(gz);
+    FAIL() << "a truncated gzip file was read without error";
+  } catch (const WorkloadError& e) {
+    EXPECT_NE(std::string(e.what()).find("truncated or corrupt gzip"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find(gz + ":"), std::string::npos) << e.what();
+  }
+}
+
+TEST_F(SwfFiles, MissingFileIsAnError) {
+  try {
+    read_swf((dir_ / "nope.swf").string());
+    FAIL();
+  } catch (const WorkloadError& e) {
+    EXPECT_NE(std::string(e.what()).find("nope.swf: cannot open"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Swf, WriterRoundTrips) {
+  Workload w = parse_swf("; MaxProcs: 8\n" + line(1, 0, 100, 4, 4, 200, 1, 7) + line(2, 5, 30, 2, 2, 60, 1, 9), "t.swf");
+  std::vector<SwfRecord> recs;
+  for (const Job& j : w.jobs) recs.push_back(swf_record(j));
+  std::ostringstream out;
+  write_swf(out, {"MaxProcs: 8"}, recs);
+  const Workload back = parse_swf(out.str(), "back.swf");
+  ASSERT_EQ(back.jobs.size(), 2u);
+  EXPECT_EQ(back.units, 8);
+  EXPECT_EQ(back.jobs[1].user, 9);
+  EXPECT_EQ(back.jobs[1].runtime, 30);
+  EXPECT_EQ(back.jobs[1].estimate, 60);
+}
+
+TEST(Transform, LoadScalingAndWindows) {
+  // 4 units, jobs of 2 units x 100 s every 100 s: load = 2*100*5 / (4*400) = 0.625.
+  std::string text = "; MaxProcs: 4\n";
+  for (int i = 0; i < 5; ++i) text += line(i + 1, i * 100, 100, 2, 2, 100);
+  Workload w = parse_swf(text, "t.swf");
+  EXPECT_DOUBLE_EQ(offered_load(w, true), 0.625);
+  const double f = scale_to_load(w, 1.25, true);
+  EXPECT_DOUBLE_EQ(f, 0.5);
+  EXPECT_EQ(w.jobs.back().submit, 200);
+  EXPECT_DOUBLE_EQ(offered_load(w, true), 1.25);
+  scale_runtimes(w, 1.5);
+  EXPECT_EQ(w.jobs[0].runtime, 150);
+  EXPECT_EQ(w.jobs[0].estimate, 150);
+  cut_window(w, 1, 2);
+  ASSERT_EQ(w.jobs.size(), 2u);
+  EXPECT_EQ(w.jobs[0].id, 2);
+  EXPECT_EQ(w.jobs[1].id, 3);
+}
+
+}  // namespace
+}  // namespace los
