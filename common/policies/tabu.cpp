@@ -166,7 +166,13 @@ void TabuPlan::compress(Time now, Time from, Time until) {
     // their old spans), and before its own start.
     const Time lo = std::max(now, from - e.duration + 1);
     const Time hi = std::min(start, until);
-    if (!e.starting && start > now && lo < hi) {
+    // Any window the search below accepts covers a point of [probe_from,
+    // probe_to) (when that is not empty), and needs the units free there:
+    // two descents rule most reservations out before the full search.
+    const Time probe_from = std::max(lo, from);
+    const Time probe_to = std::min({until, hi - 1 + e.duration, start});
+    if (!e.starting && start > now && lo < hi &&
+        (probe_from >= probe_to || profile_.earliest_start(e.size, 1, probe_from, probe_to) < probe_to)) {
       // Asked with the job's own reservation in place: cut at `hi`, the
       // window is checked up to there; the rest of it, up to the old start,
       // is checked next (from the old start on the job holds the units).
