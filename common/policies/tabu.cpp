@@ -169,10 +169,14 @@ void TabuPlan::compress(Time now, Time from, Time until) {
     // Any window the search below accepts covers a point of [probe_from,
     // probe_to) (when that is not empty), and needs the units free there:
     // two descents rule most reservations out before the full search.
+    // And every window starting in [lo, hi) covers [hi - 1, lo + duration)
+    // (before the old start): one more descent when the range is short.
     const Time probe_from = std::max(lo, from);
     const Time probe_to = std::min({until, hi - 1 + e.duration, start});
+    const Time core_to = std::min(lo + e.duration, start);
     if (!e.starting && start > now && lo < hi &&
-        (probe_from >= probe_to || profile_.earliest_start(e.size, 1, probe_from, probe_to) < probe_to)) {
+        (probe_from >= probe_to || profile_.earliest_start(e.size, 1, probe_from, probe_to) < probe_to) &&
+        (hi - 1 >= core_to || profile_.min_free(hi - 1, core_to) >= e.size)) {
       // Asked with the job's own reservation in place: cut at `hi`, the
       // window is checked up to there; the rest of it, up to the old start,
       // is checked next (from the old start on the job holds the units).
