@@ -11,12 +11,15 @@
 // improvements of mean bounded slowdown, wait, response and the fairness
 // criterion F is positive. Jobs start when their reservation comes due.
 //
-// The plan data structure (TabuPlan) makes one search iteration cheap: the
-// removal and re-insertion are O(log P) profile operations, the compression
-// only visits reservations that end after the removed job's start, the
+// The plan data structure (TabuPlan) makes one search iteration cheaper than
+// re-planning: the removal and re-insertion are profile operations, the
+// compression searches each reservation's earlier starts only where its
+// window would meet freed capacity (two O(log P) probes rule most out), the
 // criteria of the candidate are computed from the reservations that moved
 // (not from the whole plan), and a rejected move is undone by replaying its
-// journal backwards instead of rebuilding the plan.
+// journal backwards instead of rebuilding the plan. What remains is the
+// cascade: removing one job can let every later reservation move
+// (docs/benchmarks.md, "Tabu search").
 //
 // Design choices the paper leaves open ([I] in the spec) and taken here:
 //   - Compression is the profile compression of conservative backfilling:
