@@ -257,6 +257,40 @@ TEST(TabuPolicy, HandScheduleMovesTheLongJobBack) {
   EXPECT_EQ(test::start_of(safe, 1), 400);
 }
 
+// The wall-clock cap applies to live partitions only; a simulation always
+// runs its whole iteration budget.
+TEST(TabuPolicy, TimeLimitAppliesLiveOnly) {
+  auto snapshot = [](const std::string& partition) {
+    Snapshot s;
+    s.partition = partition;
+    s.now = 300;  // the first search is due
+    s.total_units = 16;
+    s.free_units = 0;
+    RunningJob r;
+    r.job = job(1000, 0, 16, 1000, 1000, 1);
+    r.start = 0;
+    s.running.push_back(r);
+    std::mt19937_64 rng(3);
+    for (JobId id = 1; id <= 200; ++id) {
+      s.queue.push_back(job(id, id, std::uniform_int_distribution<int>(1, 16)(rng),
+                            std::uniform_int_distribution<Time>(10, 5000)(rng), -1, static_cast<int>(id % 7)));
+    }
+    return s;
+  };
+  for (const std::string partition : {"", "live"}) {
+    PolicyPtr p = make_policy("tabu:time-limit=0.000001");
+    p->step(snapshot(partition));
+    const TabuSearchStats& stats = dynamic_cast<const TabuPolicy&>(*p).stats();
+    EXPECT_EQ(stats.searches, 1);
+    if (partition.empty()) {
+      EXPECT_EQ(stats.iterations, 400);  // 2 x 200 waiting jobs
+    } else {
+      EXPECT_LT(stats.iterations, 400);  // 400 iterations cannot fit in a microsecond
+    }
+    EXPECT_TRUE(dynamic_cast<const TabuPolicy&>(*p).tabu_plan().consistent());
+  }
+}
+
 TEST(TabuPolicy, WithoutSearchItIsConservativeBackfilling) {
   const std::string file = test::shared_trace("KTH-SP2-1996-2.1-cln.swf.gz");
   if (file.empty()) GTEST_SKIP() << "shared traces absent";
