@@ -17,8 +17,8 @@ packages=(
   # libraries of the policy engine, daemon and tools
   zlib1g-dev nlohmann-json3-dev libboost-dev libyaml-cpp-dev
   prometheus-cpp-dev libsystemd-dev
-  # tests and benchmarks
-  libgtest-dev libgmock-dev libbenchmark-dev
+  # tests and benchmarks (systemd: systemd-analyze verifies systemd/losd.service)
+  libgtest-dev libgmock-dev libbenchmark-dev systemd
   # result plots
   gnuplot-nox
 )

@@ -89,7 +89,7 @@ Summary summarize(const SimResult& r, double bsld_tau) {
   s.makespan = last_end - first_submit;
   const double capacity = s.makespan * r.units;
   s.utilization = capacity > 0 ? work / capacity : 0;
-  s.loss_of_capacity = capacity > 0 ? r.idle_while_waiting / capacity : 0;
+  s.loss_of_capacity = capacity > 0 ? (r.idle_while_waiting + r.overhead_while_waiting) / capacity : 0;
 
   const std::vector<UserFairness> users = user_fairness(r);
   double mean = 0;

@@ -1,6 +1,7 @@
 #include "planner/planner.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <stdexcept>
 #include <string>
 
@@ -143,28 +144,78 @@ Time Planner::first_after(Time x, std::int64_t size, bool want_at_least) const {
 }
 
 Time Planner::first_after(Index t, Time x, std::int64_t size, bool want_at_least) const {
-  // Descends like a segment tree's "first index >= l satisfying p": the
-  // subtree bounds prune every branch that cannot hold an answer.
-  auto may_hold = [&](Index s) {
-    if (s == kNil) return false;
-    return want_at_least ? nodes_[s].hi >= size : nodes_[s].lo < size;
-  };
+  auto holds = [&](std::int64_t v) { return want_at_least ? v >= size : v < size; };
+  auto may_hold = [&](Index s) { return s != kNil && (want_at_least ? nodes_[s].hi >= size : nodes_[s].lo < size); };
+  // Walk the search path of x. Every node on it with key > x, together with
+  // its right subtree, comes after x; the deeper such a node, the smaller its
+  // keys. Remember them, then try them smallest first: a node's own value,
+  // else one greedy descent into its right subtree, which the subtree bounds
+  // say will succeed. O(depth), no backtracking.
+  std::vector<Index>& path = path_scratch_;
+  path.clear();
   while (t != kNil) {
-    if (!may_hold(t)) return kTimeInfinity;
     push(t);
-    const Node& n = nodes_[t];
-    if (n.key <= x) {
-      t = n.right;
-      continue;
+    if (nodes_[t].key <= x) {
+      t = nodes_[t].right;
+    } else {
+      path.push_back(t);
+      t = nodes_[t].left;
     }
-    if (may_hold(n.left)) {
-      const Time found = first_after(n.left, x, size, want_at_least);
-      if (found != kTimeInfinity) return found;
+  }
+  for (auto it = path.rbegin(); it != path.rend(); ++it) {
+    const Node& n = nodes_[*it];
+    if (holds(n.value)) return n.key;
+    if (!may_hold(n.right)) continue;
+    Index s = n.right;
+    for (;;) {
+      push(s);
+      const Node& m = nodes_[s];
+      if (may_hold(m.left)) {
+        s = m.left;
+      } else if (holds(m.value)) {
+        return m.key;
+      } else {
+        s = m.right;
+      }
     }
-    if (want_at_least ? n.value >= size : n.value < size) return n.key;
-    t = n.right;
   }
   return kTimeInfinity;
+}
+
+Time Planner::last_short_before(Time hi, std::int64_t size) const {
+  // Mirror of first_after: nodes on the search path of hi with key < hi, and
+  // their left subtrees, come before hi; the deeper, the larger the keys.
+  auto short_of = [&](std::int64_t v) { return v < size; };
+  auto may_hold = [&](Index s) { return s != kNil && nodes_[s].lo < size; };
+  std::vector<Index>& path = path_scratch_;
+  path.clear();
+  for (Index t = root_; t != kNil;) {
+    push(t);
+    if (nodes_[t].key >= hi) {
+      t = nodes_[t].left;
+    } else {
+      path.push_back(t);
+      t = nodes_[t].right;
+    }
+  }
+  for (auto it = path.rbegin(); it != path.rend(); ++it) {
+    const Node& n = nodes_[*it];
+    if (short_of(n.value)) return n.key;
+    if (!may_hold(n.left)) continue;
+    Index s = n.left;
+    for (;;) {
+      push(s);
+      const Node& m = nodes_[s];
+      if (may_hold(m.right)) {
+        s = m.right;
+      } else if (short_of(m.value)) {
+        return m.key;
+      } else {
+        s = m.left;
+      }
+    }
+  }
+  return std::numeric_limits<Time>::min();
 }
 
 std::int64_t Planner::min_free(Time a, Time b) const {
@@ -226,10 +277,13 @@ Time Planner::earliest_start(std::int64_t size, Time duration, Time not_before,
       if (s == kTimeInfinity) return horizon;
     }
     if (s >= horizon) return horizon;
-    // First point in the window where the units run short; none means s fits.
+    // The last point in the window where the units run short; none means s
+    // fits. Every start up to that point has it in its window too (the
+    // window is at least as long from any later start), so the search goes on
+    // after it, not after the first short point.
     const Time window_end = std::min(duration >= kTimeInfinity - s ? kTimeInfinity : s + duration, horizon);
-    const Time bad = first_after(s, size, /*want_at_least=*/false);
-    if (bad >= window_end) return s;
+    const Time bad = last_short_before(window_end, size);
+    if (bad <= s) return s;
     x = bad;
   }
 }

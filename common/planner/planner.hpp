@@ -112,12 +112,15 @@ class Planner {
   // else (value < size); kTimeInfinity when none.
   Time first_after(Time x, std::int64_t size, bool want_at_least) const;
   Time first_after(Index t, Time x, std::int64_t size, bool want_at_least) const;
+  // Largest key < hi whose value is below size; the minimum Time when none.
+  Time last_short_before(Time hi, std::int64_t size) const;
   void ensure_breakpoint(Time t);
   void collect(Index t, std::vector<AvailabilitySlot>& out) const;
 
   // The tree is logically const during queries, but pushing pending
   // additions down rewrites nodes: an implementation detail, hence mutable.
   mutable std::vector<Node> nodes_;
+  mutable std::vector<Index> path_scratch_;  // first_after's search path, reused
   std::vector<Index> free_list_;
   Index root_ = kNil;
   std::size_t count_ = 0;

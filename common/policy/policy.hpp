@@ -37,6 +37,10 @@ struct StepResult {
   // Call step() again at this time even if nothing happens (time slices);
   // kTimeInfinity when the policy needs no timer.
   Time wakeup = kTimeInfinity;
+  // Time sharing: how many jobs of the queue the policy has already admitted
+  // (placed in a gang matrix, waiting for their row's first slice). They are
+  // not "waiting" for the loss of capacity; 0 for space-sharing policies.
+  std::size_t admitted = 0;
 };
 
 // A start time the policy has promised (a reservation) or predicts.

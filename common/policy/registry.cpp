@@ -3,6 +3,7 @@
 #include "policies/backfilling.hpp"
 #include "policies/bf_fair.hpp"
 #include "policies/fcfs.hpp"
+#include "policies/gang.hpp"
 #include "policies/los.hpp"
 #include "policies/tabu.hpp"
 
@@ -31,6 +32,20 @@ const std::vector<PolicyInfo>& policy_catalog() {
        make_los_maxjobs},
       {"los-maxsd", "LOS, ties between equally packing sets go to the largest total expected slowdown",
        kLosParameters, make_los_maxsd},
+      {"gang", "gang scheduling (Ousterhout matrix): FCFS into rows, compaction, replication into holes",
+       "mpl=5 rows; slice=200 seconds; cs=0 context-switch stall, % of the slice; charge_start=true first starts pay it",
+       make_gang},
+      {"bgs", "gang scheduling with conservative backfilling inside each row (estimates x MPL)",
+       "mpl=5; slice=200; cs=0; charge_start=true (as gang); plan=keep reservations kept and compressed as in "
+       "conservative, or rebuild: re-planned in FCFS order at every event from remaining estimates",
+       make_bgs},
+      {"mgs", "gang scheduling with migration (checkpoint/restart) to collapse rows and fill holes",
+       "mpl=5; slice=200; cs=0; charge_start=true (as gang); c=10 seconds per migration; q=64 tasks migrated per "
+       "slice, -1 unlimited; migrate_idle=false migrate even when no job waits",
+       make_mgs},
+      {"mbgs", "gang scheduling with backfilling and migration",
+       "mpl=5; slice=200; cs=0; charge_start=true; plan=keep (as bgs); c=10; q=64; migrate_idle=false (as mgs)",
+       make_mbgs},
       {"bf-fair", "backfilling without reservations, users with the highest normalized wait (finished jobs) first",
        "", make_bf_fair},
       {"tabu", "conservative backfilling whose plan is improved by tabu search on slowdown, wait, response and user "

@@ -109,8 +109,19 @@ class Engine {
 
  private:
   void integrate(Time from, Time to) {
-    if (to <= from || snap_.queue.empty()) return;
+    if (to <= from || snap_.queue.size() <= admitted_) return;
     result_.idle_while_waiting += static_cast<double>(snap_.free_units) * static_cast<double>(to - from);
+    if (stalled_ == 0) return;
+    // Executing jobs still paying overhead in [from, to).
+    for (const RunningJob& r : snap_.running) {
+      if (r.suspended) continue;
+      const JobState& s = state_[index_.at(r.job.id)];
+      if (s.stall <= 0) continue;
+      const Time paid_until = std::min(to, s.resumed_at + s.stall);
+      if (paid_until > from) {
+        result_.overhead_while_waiting += static_cast<double>(r.job.size) * static_cast<double>(paid_until - from);
+      }
+    }
   }
 
   std::string who(JobId id) const {
@@ -200,6 +211,7 @@ class Engine {
           s.state = State::Executing;
           s.resumed_at = snap_.now;
           s.stall = d.overhead;
+          if (d.overhead > 0) ++stalled_;
           result_.overhead += static_cast<double>(j.size) * static_cast<double>(d.overhead);
           result_.jobs[i].start = snap_.now;
           add_running(i, snap_.now);
@@ -231,6 +243,7 @@ class Engine {
           s.state = State::Executing;
           s.resumed_at = snap_.now;
           s.stall += d.overhead;
+          if (d.overhead > 0) ++stalled_;
           result_.overhead += static_cast<double>(j.size) * static_cast<double>(d.overhead);
           RunningJob& r = snap_.running[s.run_index];
           r.suspended = false;
@@ -264,6 +277,7 @@ class Engine {
     if (started) {
       std::erase_if(snap_.queue, [&](const Job& j) { return state_[index_.at(j.id)].state != State::Queued; });
     }
+    admitted_ = std::min(step.admitted, snap_.queue.size());
     if (step.wakeup < kTimeInfinity && step.wakeup > snap_.now) {
       ++wake_version_;
       events_.push({step.wakeup, 1, seq_++, 0, wake_version_});
@@ -279,6 +293,8 @@ class Engine {
   std::priority_queue<Event, std::vector<Event>, std::greater<Event>> events_;
   std::uint64_t seq_ = 0;
   std::uint32_t wake_version_ = 0;
+  std::size_t admitted_ = 0;  // queued jobs the policy has admitted (time sharing)
+  std::size_t stalled_ = 0;   // overhead charges so far: 0 skips the overhead integral
   Snapshot snap_;
   SimResult result_;
 };

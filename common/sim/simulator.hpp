@@ -61,6 +61,10 @@ struct SimResult {
   // Integrals over simulated time, in unit-seconds.
   double idle_while_waiting = 0;    // free units while some job waits (loss of capacity)
   double overhead = 0;              // units executing but paying overhead
+  // Units executing but paying overhead while some job waits: with
+  // idle_while_waiting, the loss of capacity of time sharing (a job the
+  // policy has admitted to its matrix does not count as waiting).
+  double overhead_while_waiting = 0;
   std::size_t steps = 0;
   double queue_length_sum = 0;      // summed over steps (mean queue = sum / steps)
   std::size_t suspensions = 0;

@@ -1,0 +1,703 @@
+#include "policies/gang.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <numeric>
+#include <stdexcept>
+
+namespace los {
+
+GangPolicy::GangPolicy(GangOptions options, std::string label)
+    : options_(options),
+      label_(std::move(label)),
+      cs_stall_(static_cast<Time>(std::llround(static_cast<double>(options.slice) * options.cs_percent / 100.0))) {}
+
+Time GangPolicy::planned_duration(const Job& j) const {
+  // Under time sharing a job gets at least one slice in every cycle of at
+  // most MPL slices (its home row), so MPL x estimate bounds its wall time.
+  return static_cast<Time>(options_.mpl) * std::max<Time>(j.estimate, 1);
+}
+
+void GangPolicy::init(const Snapshot& s) {
+  matrix_.emplace(options_.mpl, s.total_units);
+  if (options_.backfill) {
+    plans_.clear();
+    for (int r = 0; r < options_.mpl; ++r) plans_.push_back(RowPlan{Planner(s.total_units, s.now), {}});
+    freed_.assign(static_cast<std::size_t>(options_.mpl), false);
+  }
+}
+
+// ---- reservations (BGS, MBGS) ----------------------------------------------
+
+void GangPolicy::drop_reservation(JobId id) {
+  const auto it = reserved_.find(id);
+  if (it == reserved_.end()) return;
+  const Reservation& r = it->second;
+  plans_[static_cast<std::size_t>(r.row)].reserved.erase({r.start, r.order, id});
+  reserved_.erase(it);
+}
+
+void GangPolicy::place(JobId id, int size, int row, Time now, Time duration) {
+  matrix_->place(id, size, row, matrix_->lowest_free(row, size));
+  if (options_.backfill) occupied_[id] = Occupation{row, size, now + duration, duration / options_.mpl};
+}
+
+void GangPolicy::compress(int row, Time now) {
+  // The conservative policy's compression, inside one row: holders in order
+  // of their reserved start each move to their earliest start if earlier.
+  RowPlan& plan = plans_[static_cast<std::size_t>(row)];
+  std::vector<JobId> order;
+  order.reserve(plan.reserved.size());
+  for (const auto& [start, ord, id] : plan.reserved) order.push_back(id);
+  for (JobId id : order) {
+    Reservation& r = reserved_.at(id);
+    if (r.start <= now) continue;
+    const Time s = plan.planner.earliest_start(r.size, r.duration, now, r.start);
+    if (s >= r.start) continue;
+    plan.planner.release(r.start, r.duration, r.size);
+    plan.planner.reserve(s, r.duration, r.size);
+    plan.reserved.erase({r.start, r.order, id});
+    r.start = s;
+    plan.reserved.insert({r.start, r.order, id});
+  }
+}
+
+void GangPolicy::compress_freed(Time now) {
+  for (int r = 0; r < options_.mpl; ++r) {
+    if (freed_[static_cast<std::size_t>(r)]) compress(r, now);
+    freed_[static_cast<std::size_t>(r)] = false;
+  }
+}
+
+void GangPolicy::rebuild_row(int row, Time now) {
+  // A running job outlived its planned hold (overheads stretched it): it
+  // holds the row for one more cycle, and the row's reservations are
+  // re-planned in their old order, as the conservative policy rebuilds.
+  RowPlan& plan = plans_[static_cast<std::size_t>(row)];
+  plan.planner = Planner(matrix_->columns(), now);
+  const Time extension = static_cast<Time>(options_.mpl) * options_.slice;
+  for (auto& [id, occ] : occupied_) {
+    if (occ.row != row) continue;
+    if (occ.end <= now) occ.end = now + extension;
+    plan.planner.add(now, occ.end, -occ.size);
+  }
+  std::vector<JobId> holders;
+  for (const auto& [start, ord, id] : plan.reserved) holders.push_back(id);
+  plan.reserved.clear();
+  for (JobId id : holders) {
+    Reservation& r = reserved_.at(id);
+    r.start = plan.planner.earliest_start(r.size, r.duration, now);
+    plan.planner.reserve(r.start, r.duration, r.size);
+    plan.reserved.insert({r.start, r.order, id});
+  }
+}
+
+void GangPolicy::replan_overruns(Time now) {
+  std::vector<bool> stale(static_cast<std::size_t>(options_.mpl), false);
+  for (const auto& [id, occ] : occupied_) {
+    if (occ.end <= now) stale[static_cast<std::size_t>(occ.row)] = true;
+  }
+  for (int r = 0; r < options_.mpl; ++r) {
+    if (stale[static_cast<std::size_t>(r)]) rebuild_row(r, now);
+  }
+}
+
+bool GangPolicy::fits_reservations(int row, JobId id, Time now) const {
+  if (!options_.backfill) return true;
+  const Occupation& occ = occupied_.at(id);
+  return plans_[static_cast<std::size_t>(row)].planner.min_free(now, occ.end) >= occ.size;
+}
+
+void GangPolicy::move_home(JobId id, int to_row, std::vector<int> cols, Time now) {
+  const int from = matrix_->home_of(id);
+  matrix_->move_home(id, to_row, std::move(cols));
+  if (!options_.backfill) return;
+  Occupation& occ = occupied_.at(id);
+  plans_[static_cast<std::size_t>(from)].planner.add(now, occ.end, occ.size);
+  plans_[static_cast<std::size_t>(to_row)].planner.reserve(now, occ.end - now, occ.size);
+  occ.row = to_row;
+  freed_[static_cast<std::size_t>(from)] = true;
+}
+
+// ---- events -------------------------------------------------------------------
+
+void GangPolicy::apply_events(const Snapshot& s) {
+  const Time now = s.now;
+  for (const SnapshotEvent& ev : s.events) {
+    switch (ev.kind) {
+      case SnapshotEvent::Kind::Ended: {
+        if (!matrix_->contains(ev.job)) {
+          throw std::logic_error(label_ + ": job " + std::to_string(ev.job) + " ended outside the matrix");
+        }
+        matrix_->remove(ev.job);
+        pending_stall_.erase(ev.job);
+        progress_.erase(ev.job);
+        if (options_.backfill) {
+          const Occupation occ = occupied_.at(ev.job);
+          occupied_.erase(ev.job);
+          if (occ.end > now) {
+            plans_[static_cast<std::size_t>(occ.row)].planner.add(now, occ.end, occ.size);
+            freed_[static_cast<std::size_t>(occ.row)] = true;
+          }
+        }
+        break;
+      }
+      case SnapshotEvent::Kind::Withdrawn: {
+        const auto it = reserved_.find(ev.job);
+        if (it != reserved_.end()) {
+          const Reservation r = it->second;
+          plans_[static_cast<std::size_t>(r.row)].planner.release(r.start, r.duration, r.size);
+          freed_[static_cast<std::size_t>(r.row)] = true;
+          drop_reservation(ev.job);
+        }
+        break;
+      }
+      case SnapshotEvent::Kind::Arrived:
+      case SnapshotEvent::Kind::Started:
+      case SnapshotEvent::Kind::Suspended:
+      case SnapshotEvent::Kind::Resumed:
+        break;  // arrivals wait in the queue; the rest are this policy's own decisions
+    }
+  }
+}
+
+// ---- the phases -----------------------------------------------------------------
+
+std::vector<int> GangPolicy::rows_by_population(bool ascending) const {
+  std::vector<int> rows(static_cast<std::size_t>(options_.mpl));
+  std::iota(rows.begin(), rows.end(), 0);
+  std::stable_sort(rows.begin(), rows.end(), [&](int a, int b) {
+    return ascending ? matrix_->population(a) < matrix_->population(b)
+                     : matrix_->population(a) > matrix_->population(b);
+  });
+  return rows;
+}
+
+void GangPolicy::compact(Time now) {
+  // CompactMatrix / CollapseMatrix-1 (§2.3): jobs move, on their own
+  // columns, from less to more populated rows.
+  const std::vector<int> sources = rows_by_population(true);
+  const std::vector<int> targets = rows_by_population(false);
+  for (int i : sources) {
+    for (int p : targets) {
+      if (p == i) continue;
+      for (JobId x : matrix_->homed_in(i)) {
+        if (matrix_->population(p) < matrix_->population(i)) break;
+        if (!matrix_->columns_free(p, matrix_->columns_of(x))) continue;
+        if (!fits_reservations(p, x, now)) continue;
+        move_home(x, p, matrix_->columns_of(x), now);
+      }
+    }
+  }
+}
+
+bool GangPolicy::migration_fits(long long tasks) const {
+  return options_.max_tasks < 0 || tasks_migrated_in_slice_ + tasks <= options_.max_tasks;
+}
+
+void GangPolicy::relocate_out_of(JobId job, int row, const std::vector<int>& avoid) {
+  // Option 1's victim: keeps its columns outside `avoid` and takes the
+  // lowest free columns of the row outside `avoid` for the rest.
+  std::vector<int> cols;
+  int missing = 0;
+  for (int c : matrix_->columns_of(job)) {
+    if (std::find(avoid.begin(), avoid.end(), c) == avoid.end()) {
+      cols.push_back(c);
+    } else {
+      ++missing;
+    }
+  }
+  for (int c = 0; c < matrix_->columns() && missing > 0; ++c) {
+    if (matrix_->at(row, c) != GangMatrix::kNoJob) continue;
+    if (std::find(avoid.begin(), avoid.end(), c) != avoid.end()) continue;
+    cols.push_back(c);
+    --missing;
+  }
+  if (missing > 0) throw std::logic_error(label_ + ": no room to relocate job " + std::to_string(job));
+  std::sort(cols.begin(), cols.end());
+  matrix_->relocate(job, std::move(cols));
+}
+
+void GangPolicy::collapse_with_migration(Time now) {
+  // CollapseMatrix-2 (§2.6): as CollapseMatrix-1, but a job may change
+  // columns: option 1 moves the jobs in its way inside the target row,
+  // option 2 moves the job to the target row's free columns.
+  const Time c_full = options_.migration_cost;
+  const Time c_half = c_full / 2;
+  const std::vector<int> sources = rows_by_population(true);
+  const std::vector<int> targets = rows_by_population(false);
+  for (int i : sources) {
+    for (int p : targets) {
+      if (p == i) continue;
+      for (JobId a : matrix_->homed_in(i)) {
+        if (matrix_->population(p) < matrix_->population(i)) break;
+        if (moved_in_event_.count(a)) continue;
+        const int size_a = matrix_->size_of(a);
+        if (matrix_->free_count(p) < size_a) continue;
+        if (!fits_reservations(p, a, now)) continue;
+        const std::vector<int> cols_a = matrix_->columns_of(a);
+        if (matrix_->columns_free(p, cols_a)) {  // no migration needed
+          move_home(a, p, cols_a, now);
+          moved_in_event_.insert(a);
+          continue;
+        }
+        const std::vector<JobId> in_way = matrix_->jobs_on(p, cols_a);
+        long long in_way_tasks = 0;
+        bool option1_valid = true;
+        for (JobId j : in_way) {
+          in_way_tasks += matrix_->size_of(j);
+          if (matrix_->row_count(j) != 1 || moved_in_event_.count(j)) option1_valid = false;
+        }
+        const double cost1 = static_cast<double>(c_half) * size_a + static_cast<double>(c_full) * in_way_tasks;
+        const double cost2 = static_cast<double>(c_full) * size_a + static_cast<double>(c_half) * in_way_tasks;
+        option1_valid = option1_valid && migration_fits(in_way_tasks);
+        const bool option2_valid = migration_fits(size_a);
+        if (!option1_valid && !option2_valid) continue;
+        bool use1 = option1_valid;
+        if (option1_valid && option2_valid) {
+          use1 = cost1 < cost2 || (cost1 == cost2 && in_way_tasks < size_a);
+        }
+        if (use1) {
+          for (JobId j : in_way) {
+            relocate_out_of(j, p, cols_a);
+            pending_stall_[j] += c_full;
+            moved_in_event_.insert(j);
+          }
+          move_home(a, p, cols_a, now);
+          pending_stall_[a] += c_half;
+          tasks_migrated_in_slice_ += in_way_tasks;
+        } else {
+          move_home(a, p, matrix_->lowest_free(p, size_a), now);
+          pending_stall_[a] += c_full;
+          for (JobId j : in_way) pending_stall_[j] += c_half;
+          tasks_migrated_in_slice_ += size_a;
+        }
+        moved_in_event_.insert(a);
+      }
+    }
+  }
+}
+
+bool GangPolicy::schedule_gang(const Snapshot& s) {
+  // Schedule (§2.3): FCFS into the best-fit row; stops at the first job
+  // that fits no row. Returns whether a job is left waiting.
+  const int n = matrix_->columns();
+  for (const Job& job : s.queue) {
+    if (matrix_->contains(job.id) || job.size > n) continue;
+    int best = -1;
+    for (int r = 0; r < options_.mpl; ++r) {
+      const int f = matrix_->free_count(r);
+      if (f >= job.size && (best < 0 || f < matrix_->free_count(best))) best = r;
+    }
+    if (best < 0) return true;
+    place(job.id, job.size, best, s.now, planned_duration(job));
+  }
+  return false;
+}
+
+bool GangPolicy::schedule_backfill(const Snapshot& s) {
+  // Schedule of BGS (§2.4): conservative backfilling in every row. A job
+  // that fits some row now for MPL x estimate starts there (best fit);
+  // otherwise it holds a reservation in the row where it can start first.
+  // Returns whether a job is left waiting.
+  const Time now = s.now;
+  const int n = matrix_->columns();
+  const std::size_t rows = static_cast<std::size_t>(options_.mpl);
+  bool again = true;
+  while (again) {
+    again = false;
+    std::vector<std::int64_t> free_now(rows);
+    for (std::size_t r = 0; r < rows; ++r) free_now[r] = plans_[r].planner.free_at(now);
+    const std::int64_t most_free = *std::max_element(free_now.begin(), free_now.end());
+    auto fits_now = [&](std::size_t r, const Job& job, Time d) {
+      return free_now[r] >= job.size && plans_[r].planner.min_free(now, now + d) >= job.size;
+    };
+    auto best_fit = [&](const Job& job, Time d, int skip) {
+      int best = -1;
+      for (std::size_t r = 0; r < rows; ++r) {
+        if (static_cast<int>(r) == skip || !fits_now(r, job, d)) continue;
+        if (best < 0 || matrix_->free_count(static_cast<int>(r)) < matrix_->free_count(best)) best = static_cast<int>(r);
+      }
+      return best;
+    };
+    auto start_now = [&](const Job& job, Time d, int row) {
+      plans_[static_cast<std::size_t>(row)].planner.reserve(now, d, job.size);
+      free_now[static_cast<std::size_t>(row)] -= job.size;
+      ++next_order_;
+      place(job.id, job.size, row, now, d);
+    };
+    for (const Job& job : s.queue) {
+      if (matrix_->contains(job.id) || job.size > n) continue;
+      const Time d = planned_duration(job);
+      const auto held = reserved_.find(job.id);
+      if (held != reserved_.end()) {
+        const Reservation r = held->second;
+        if (r.start == now) {
+          drop_reservation(job.id);
+          if (matrix_->free_count(r.row) < job.size) {
+            throw std::logic_error(label_ + ": reserved job " + std::to_string(job.id) + " finds no columns");
+          }
+          place(job.id, job.size, r.row, now, d);
+          continue;
+        }
+        // It may start now in another row (the paper: "a job may start
+        // earlier than its reservation, and in a different row").
+        if (rows > 1 && job.size <= most_free) {
+          const int other = best_fit(job, d, r.row);
+          if (other >= 0) {
+            plans_[static_cast<std::size_t>(r.row)].planner.release(r.start, r.duration, r.size);
+            freed_[static_cast<std::size_t>(r.row)] = true;
+            drop_reservation(job.id);
+            start_now(job, d, other);
+            again = true;
+            continue;
+          }
+        }
+        if (r.start < now) {
+          throw std::logic_error(label_ + ": job " + std::to_string(job.id) + " missed its reservation at " +
+                                 std::to_string(r.start));
+        }
+        continue;
+      }
+      if (job.size <= most_free) {
+        const int best = best_fit(job, d, -1);
+        if (best >= 0) {
+          start_now(job, d, best);
+          continue;
+        }
+      }
+      Time first = kTimeInfinity;
+      int row = -1;
+      for (std::size_t r = 0; r < rows; ++r) {
+        const Time t = plans_[r].planner.earliest_start(job.size, d, now);
+        if (t < first) {
+          first = t;
+          row = static_cast<int>(r);
+        }
+      }
+      if (row < 0) continue;
+      plans_[static_cast<std::size_t>(row)].planner.reserve(first, d, job.size);
+      reserved_[job.id] = Reservation{row, job.size, first, d, next_order_};
+      plans_[static_cast<std::size_t>(row)].reserved.insert({first, next_order_, job.id});
+      ++next_order_;
+    }
+    if (again) compress_freed(now);
+  }
+  bool waiting = false;
+  for (const Job& job : s.queue) {
+    if (!matrix_->contains(job.id) && job.size <= n) waiting = true;
+  }
+  return waiting;
+}
+
+void GangPolicy::fill() {
+  // FillMatrix (§2.3): replicate jobs, in placement order, into rows where
+  // their columns are free; at most one new replica per job per pass.
+  bool changed = true;
+  while (changed) {
+    changed = false;
+    for (JobId x : matrix_->by_placement()) {
+      for (int r = 0; r < options_.mpl; ++r) {
+        if (matrix_->in_row(x, r) || !matrix_->columns_free(r, matrix_->columns_of(x))) continue;
+        matrix_->replicate(x, r);
+        changed = true;
+        break;
+      }
+    }
+  }
+}
+
+void GangPolicy::fill_with_migration() {
+  // FillMatrix-2 (§2.6): replicate a job into a row after moving the jobs in
+  // its way (option 1 only: a replica keeps its columns). The jobs moved must
+  // appear in that row only and not have moved in this event. Columns that
+  // relocations here set free are used by plain replication as well (the
+  // spec's loop would skip them, FillMatrix-1 having run already).
+  const Time c_full = options_.migration_cost;
+  const Time c_half = c_full / 2;
+  bool changed = true;
+  while (changed) {
+    changed = false;
+    for (JobId a : matrix_->by_placement()) {
+      const std::vector<int>& cols_a = matrix_->columns_of(a);
+      for (int p = 0; p < options_.mpl; ++p) {
+        if (matrix_->in_row(a, p)) continue;
+        if (matrix_->columns_free(p, cols_a)) {
+          // A relocation in this phase opened the columns: a FillMatrix-1
+          // replica, free of cost.
+          matrix_->replicate(a, p);
+          changed = true;
+          break;
+        }
+        if (matrix_->free_count(p) < matrix_->size_of(a)) continue;
+        const std::vector<JobId> in_way = matrix_->jobs_on(p, cols_a);
+        long long tasks = 0;
+        bool valid = true;
+        for (JobId j : in_way) {
+          tasks += matrix_->size_of(j);
+          if (matrix_->row_count(j) != 1 || moved_in_event_.count(j)) valid = false;
+        }
+        if (!valid || !migration_fits(tasks)) continue;
+        for (JobId j : in_way) {
+          relocate_out_of(j, p, cols_a);
+          pending_stall_[j] += c_full;
+          moved_in_event_.insert(j);
+        }
+        matrix_->replicate(a, p);
+        pending_stall_[a] += c_half;
+        tasks_migrated_in_slice_ += tasks;
+        changed = true;
+        break;
+      }
+    }
+  }
+}
+
+// ---- slices and switching -------------------------------------------------------
+
+void GangPolicy::advance_slice(Time now, bool idle_before) {
+  auto next_nonempty = [&](int from) {
+    for (int k = 1; k <= options_.mpl; ++k) {
+      const int r = (from + k) % options_.mpl;
+      if (matrix_->population(r) > 0) return r;
+    }
+    return from;
+  };
+  if (matrix_->empty()) {
+    slice_end_ = kTimeInfinity;
+    return;
+  }
+  if (idle_before || slice_end_ == kTimeInfinity) {
+    // The machine was idle: a new slice opens now on the first busy row.
+    active_ = next_nonempty(options_.mpl - 1);
+    slice_end_ = now + options_.slice;
+    tasks_migrated_in_slice_ = 0;
+  } else if (now >= slice_end_) {
+    active_ = next_nonempty(active_);
+    slice_end_ = now + options_.slice;
+    tasks_migrated_in_slice_ = 0;
+  } else if (matrix_->population(active_) == 0) {
+    active_ = next_nonempty(active_);
+  }
+}
+
+std::vector<Decision> GangPolicy::switch_to_active_row(const Snapshot& s) {
+  std::vector<Decision> suspends;
+  std::vector<Decision> runs;
+  std::unordered_map<JobId, const RunningJob*> running;
+  running.reserve(s.running.size());
+  std::unordered_set<JobId> keeps;
+  for (const RunningJob& r : s.running) {
+    running[r.job.id] = &r;
+    if (r.suspended) continue;
+    const JobId id = r.job.id;
+    const bool here = matrix_->contains(id) && matrix_->in_row(id, active_) && r.nodes == matrix_->columns_of(id);
+    if (here && !pending_stall_.count(id)) {
+      keeps.insert(id);
+    } else {
+      suspends.push_back(Decision::suspend(id));
+    }
+  }
+  for (JobId id : matrix_->jobs_in_row(active_)) {
+    if (keeps.count(id)) continue;
+    Time stall = 0;
+    if (const auto p = pending_stall_.find(id); p != pending_stall_.end()) {
+      stall += p->second;
+      pending_stall_.erase(p);
+    }
+    const auto r = running.find(id);
+    Decision d;
+    if (r == running.end()) {
+      d = Decision::start(id);
+      if (options_.charge_start) stall += cs_stall_;
+    } else {
+      d = Decision::resume(id);
+      // Executing on the same columns before this step: only the migration
+      // stall is new, there is no context switch.
+      const bool was_here = !r->second->suspended && r->second->nodes == matrix_->columns_of(id);
+      if (!was_here) stall += cs_stall_;
+    }
+    d.nodes = matrix_->columns_of(id);
+    d.overhead = stall;
+    runs.push_back(std::move(d));
+  }
+  suspends.insert(suspends.end(), std::make_move_iterator(runs.begin()), std::make_move_iterator(runs.end()));
+  return suspends;
+}
+
+Time GangPolicy::done_now(JobId id, Time now) const {
+  const auto it = progress_.find(id);
+  if (it == progress_.end()) return 0;
+  const Progress& p = it->second;
+  return p.since < 0 ? p.done : p.done + std::max<Time>(0, now - p.since - p.budget);
+}
+
+void GangPolicy::track_switches(const std::vector<Decision>& decisions, Time now) {
+  for (const Decision& d : decisions) {
+    Progress& p = progress_[d.job];
+    if (d.kind == Decision::Kind::Suspend) {
+      const Time elapsed = now - p.since;
+      const Time paid = std::min(elapsed, p.budget);
+      p.budget -= paid;
+      p.done += elapsed - paid;
+      p.since = -1;
+    } else {
+      p.since = now;
+      p.budget += d.overhead;
+    }
+  }
+}
+
+void GangPolicy::rebuild_plans(Time now, bool with_reservations) {
+  // plan=rebuild: each row's profile from its running jobs' remaining
+  // estimates (§2.4, remaining-work form); the reservations of the previous
+  // event are laid over it only for the Compact check.
+  for (RowPlan& p : plans_) p.planner = Planner(matrix_->columns(), now);
+  for (auto& [id, occ] : occupied_) {
+    occ.end = now + static_cast<Time>(options_.mpl) * std::max<Time>(1, occ.estimate - done_now(id, now));
+    plans_[static_cast<std::size_t>(occ.row)].planner.add(now, occ.end, -occ.size);
+  }
+  if (with_reservations) {
+    for (const auto& [id, r] : reserved_) {
+      if (r.start + r.duration > now) {
+        plans_[static_cast<std::size_t>(r.row)].planner.add(std::max(now, r.start), r.start + r.duration, -r.size);
+      }
+    }
+    return;
+  }
+  reserved_.clear();
+  for (RowPlan& p : plans_) p.reserved.clear();
+}
+
+Time GangPolicy::next_reserved_start() const {
+  Time first = kTimeInfinity;
+  for (const RowPlan& p : plans_) {
+    if (!p.reserved.empty()) first = std::min(first, std::get<0>(*p.reserved.begin()));
+  }
+  return first;
+}
+
+// ---- the step --------------------------------------------------------------------
+
+StepResult GangPolicy::step(const Snapshot& s) {
+  if (s.resync) {
+    throw std::runtime_error(label_ + ": resync at t=" + std::to_string(s.now) +
+                             ": gang scheduling follows the simulator's events and cannot rebuild its matrix");
+  }
+  if (!matrix_) init(s);
+  if (matrix_->columns() != s.total_units) {
+    throw std::runtime_error(label_ + ": the partition changed from " + std::to_string(matrix_->columns()) + " to " +
+                             std::to_string(s.total_units) + " units at t=" + std::to_string(s.now));
+  }
+  const Time now = s.now;
+  moved_in_event_.clear();
+  if (options_.backfill) {
+    for (RowPlan& p : plans_) p.planner.advance_to(now);
+  }
+  apply_events(s);
+  const bool idle_before = matrix_->empty();
+  bool recompute = false;
+  for (const SnapshotEvent& ev : s.events) {
+    if (ev.kind == SnapshotEvent::Kind::Arrived || ev.kind == SnapshotEvent::Kind::Ended ||
+        ev.kind == SnapshotEvent::Kind::Withdrawn) {
+      recompute = true;
+    }
+  }
+  // A reservation falls due at an instant with no arrival or completion:
+  // the policy asked to be woken for it.
+  if (options_.backfill && next_reserved_start() <= now) recompute = true;
+  if (recompute) {
+    const bool rebuild = options_.backfill && options_.rebuild_plan;
+    if (rebuild) {
+      rebuild_plans(now, true);
+    } else if (options_.backfill) {
+      replan_overruns(now);
+    }
+    matrix_->remove_replicas();                       // CleanMatrix
+    compact(now);                                     // CompactMatrix / CollapseMatrix-1
+    if (rebuild) {
+      rebuild_plans(now, false);                      // the queue is re-planned from scratch
+    } else if (options_.backfill) {
+      compress_freed(now);
+    }
+    bool waiting = options_.backfill ? schedule_backfill(s) : schedule_gang(s);  // Schedule-1
+    const bool migrating = options_.migrate && options_.max_tasks != 0;
+    if (migrating && (waiting || options_.migrate_idle)) {
+      collapse_with_migration(now);                   // CollapseMatrix-2
+      if (options_.backfill) compress_freed(now);
+      waiting = options_.backfill ? schedule_backfill(s) : schedule_gang(s);  // Schedule-2
+    }
+    fill();                                           // FillMatrix-1
+    if (migrating) fill_with_migration();             // FillMatrix-2
+  }
+  advance_slice(now, idle_before);
+  StepResult result;
+  if (!matrix_->empty()) result.decisions = switch_to_active_row(s);
+  if (options_.rebuild_plan) track_switches(result.decisions, now);
+  // Jobs placed in the matrix that have not run yet stay in the simulator's
+  // queue until their row's slice; they no longer wait for the scheduler.
+  std::size_t starting = 0;
+  for (const Decision& d : result.decisions) starting += d.kind == Decision::Kind::Start;
+  result.admitted = matrix_->job_count() - starting;
+  for (const RunningJob& r : s.running) result.admitted -= matrix_->contains(r.job.id);
+  result.wakeup = slice_end_;
+  if (options_.backfill) result.wakeup = std::min(result.wakeup, next_reserved_start());
+  return result;
+}
+
+std::vector<PlannedStart> GangPolicy::reservations() const {
+  std::vector<PlannedStart> out;
+  if (options_.mpl != 1 || options_.rebuild_plan || plans_.empty()) return out;
+  for (const auto& [start, order, id] : plans_.front().reserved) out.push_back({id, start});
+  return out;
+}
+
+// ---- factories -------------------------------------------------------------------
+
+namespace {
+
+std::string fixed_number(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
+
+PolicyPtr make(const PolicySpec& spec, bool backfill, bool migrate) {
+  GangOptions o;
+  o.backfill = backfill;
+  o.migrate = migrate;
+  o.mpl = static_cast<int>(spec.get_int("mpl", 5, 1, 64));
+  o.slice = spec.get_int("slice", 200, 1, 100000000);
+  o.cs_percent = spec.get_double("cs", 0, 0, 100);
+  o.charge_start = spec.get_bool("charge_start", true);
+  PolicySpec canonical;
+  canonical.name = spec.name;
+  canonical.params["mpl"] = std::to_string(o.mpl);
+  canonical.params["slice"] = std::to_string(o.slice);
+  canonical.params["cs"] = fixed_number(o.cs_percent);
+  canonical.params["charge_start"] = o.charge_start ? "true" : "false";
+  if (backfill) {
+    o.rebuild_plan = spec.get_choice("plan", "keep", {"keep", "rebuild"}) == "rebuild";
+    canonical.params["plan"] = o.rebuild_plan ? "rebuild" : "keep";
+  }
+  if (migrate) {
+    o.migration_cost = spec.get_int("c", 10, 0, 100000000);
+    o.max_tasks = spec.get_int("q", 64, -1, 1000000000);
+    o.migrate_idle = spec.get_bool("migrate_idle", false);
+    canonical.params["c"] = std::to_string(o.migration_cost);
+    canonical.params["q"] = std::to_string(o.max_tasks);
+    canonical.params["migrate_idle"] = o.migrate_idle ? "true" : "false";
+  }
+  spec.reject_unknown();
+  return std::make_unique<GangPolicy>(o, canonical.to_string());
+}
+
+}  // namespace
+
+PolicyPtr make_gang(const PolicySpec& spec) { return make(spec, false, false); }
+PolicyPtr make_bgs(const PolicySpec& spec) { return make(spec, true, false); }
+PolicyPtr make_mgs(const PolicySpec& spec) { return make(spec, false, true); }
+PolicyPtr make_mbgs(const PolicySpec& spec) { return make(spec, true, true); }
+
+}  // namespace los

@@ -1,0 +1,177 @@
+// Gang scheduling and its combinations with backfilling and migration:
+// GS, BGS, MGS, MBGS (Zhang, Franke, Moreira, Sivasubramaniam, "An Analysis
+// of Space- and Time-Sharing Techniques for Parallel Job Scheduling"; the
+// implementer's spec is ../shared/specs/gang-migration.md, cited as §x.y).
+//
+// One policy class; the four techniques differ in two flags:
+//   gang  Clean, Compact, Schedule (FCFS, stop at the first misfit), Fill
+//   bgs   as gang, but Schedule is conservative backfilling inside each row
+//         with wall-clock estimates MPL x estimate, and Compact keeps the
+//         reservations (§2.4)
+//   mgs   gang + CollapseMatrix-2 / Schedule-2 / FillMatrix-2 (migration by
+//         checkpoint/restart, options 1 and 2 of §2.5, Q tasks per slice)
+//   mbgs  bgs + the same migration phases, which also keep reservations
+//
+// Slice timing is the spec's model S (§1.3.1): slices of `slice` seconds run
+// back to back on the active row and move to the next non-empty row at the
+// end (a policy wake-up); arrivals and completions recompute the matrix at
+// once, the current slice keeps its row and remaining length, and jobs that
+// change state are suspended / resumed at that instant. A job switched into
+// execution pays cs% of the slice as a stall (Decision::overhead), also at
+// its first start unless charge_start=false. Migration stalls are kept per
+// job and charged when it next resumes (a job that keeps executing is
+// suspended and resumed at once to take its checkpoint stall).
+//
+// Choices the paper leaves open, each fixed here (spec §7):
+//   - start time = first execution (the simulator's start), §3.1;
+//   - the scheduler runs once per timestamp (all completions and arrivals of
+//     one instant), then the slice boundary if it falls there;
+//   - columns: lowest-numbered free columns; best-fit row ties and row
+//     orders break by lowest index; Compact/Collapse move jobs only into rows
+//     at least as populated as their source;
+//   - BGS reservations (plan=keep, the default) are kept across events and
+//     compressed when capacity frees, never moved later, exactly as the
+//     `conservative` policy does (so bgs with mpl=1 is conservative); a
+//     running job holds its home row from its placement for MPL x estimate
+//     (the spec's start-based form); if overheads push it past that, its row
+//     is re-planned with one more cycle (MPL x slice) for it; a reserved job
+//     may start early in another row. plan=rebuild is the spec's default
+//     instead: all reservations dropped and re-planned in FCFS order at every
+//     event, running jobs holding MPL x remaining estimate (the policy tracks
+//     each job's progress as the simulator does: stall first, then work);
+//   - migration: odd C splits into floor(C/2) + ceil(C/2); equal costs
+//     prefer fewer migrated tasks, then option 2; a job moved in one event is
+//     not moved again in it; Q is counted per slice (reset at each boundary);
+//     CollapseMatrix-2 / Schedule-2 are skipped when no job waits after
+//     Schedule-1 (migrate_idle=true runs them anyway).
+//
+// Simulation only: the state follows the simulator's events; a resync
+// (events lost) is an error.
+#pragma once
+
+#include <optional>
+#include <set>
+#include <tuple>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "planner/planner.hpp"
+#include "policies/gang_matrix.hpp"
+#include "policy/policy.hpp"
+
+namespace los {
+
+struct GangOptions {
+  int mpl = 5;               // rows of the matrix (multiprogramming level)
+  Time slice = 200;          // seconds
+  double cs_percent = 0;     // context-switch stall, % of the slice
+  bool charge_start = true;  // first starts pay the switch-in stall too
+  bool backfill = false;     // BGS / MBGS
+  bool migrate = false;      // MGS / MBGS
+  Time migration_cost = 10;  // C: seconds per migrated job (checkpoint + restart)
+  long long max_tasks = 64;  // Q: tasks migrated per slice; -1 unlimited
+  bool migrate_idle = false; // run CollapseMatrix-2 even with no job waiting
+  // BGS / MBGS: false keeps reservations across events and compresses them
+  // (never later; bgs with mpl=1 is conservative); true is the spec's §2.4
+  // default: every event drops all reservations and re-plans the queue in
+  // FCFS order, running jobs holding their row for MPL x remaining estimate.
+  bool rebuild_plan = false;
+};
+
+class GangPolicy final : public Policy {
+ public:
+  GangPolicy(GangOptions options, std::string label);
+
+  std::string name() const override { return label_; }
+  StepResult step(const Snapshot& snapshot) override;
+  // With mpl=1 a reservation is a start time; with more rows it only
+  // promises a place in a row (execution waits for the row's slice), so
+  // none are reported.
+  std::vector<PlannedStart> reservations() const override;
+
+  const GangOptions& options() const { return options_; }
+  const GangMatrix* matrix() const { return matrix_ ? &*matrix_ : nullptr; }
+  int active_row() const { return active_; }
+
+ private:
+  // BGS: a running job's hold on its home row, [placed, end).
+  struct Occupation {
+    int row;
+    int size;
+    Time end;
+    Time estimate;  // dedicated estimate, >= 1
+  };
+  // Dedicated work done, as the simulator counts it: while executing a job
+  // first pays its stall budget, then progresses (plan=rebuild only).
+  struct Progress {
+    Time since = -1;  // executing since (or -1)
+    Time budget = 0;  // stall not yet paid
+    Time done = 0;    // work done up to `since`
+  };
+  struct Reservation {
+    int row;
+    int size;
+    Time start;
+    Time duration;
+    std::int64_t order;
+  };
+  using ByStart = std::set<std::tuple<Time, std::int64_t, JobId>>;
+  struct RowPlan {
+    Planner planner;
+    ByStart reserved;  // this row's reservations by start
+  };
+
+  void init(const Snapshot& s);
+  void apply_events(const Snapshot& s);
+  void replan_overruns(Time now);
+  void rebuild_row(int row, Time now);
+  void compress(int row, Time now);
+  void compress_freed(Time now);
+
+  std::vector<int> rows_by_population(bool ascending) const;
+  bool fits_reservations(int row, JobId id, Time now) const;
+  void move_home(JobId id, int to_row, std::vector<int> cols, Time now);
+  void compact(Time now);
+  void collapse_with_migration(Time now);
+  bool schedule_gang(const Snapshot& s);
+  bool schedule_backfill(const Snapshot& s);
+  void fill();
+  void fill_with_migration();
+  bool migration_fits(long long tasks) const;
+  void relocate_out_of(JobId job, int row, const std::vector<int>& avoid);
+
+  void place(JobId id, int size, int row, Time now, Time duration);
+  void drop_reservation(JobId id);
+  Time planned_duration(const Job& j) const;
+
+  Time next_reserved_start() const;
+  Time done_now(JobId id, Time now) const;
+  void track_switches(const std::vector<Decision>& decisions, Time now);
+  void rebuild_plans(Time now, bool with_reservations);
+  void advance_slice(Time now, bool idle_before);
+  std::vector<Decision> switch_to_active_row(const Snapshot& s);
+
+  GangOptions options_;
+  std::string label_;
+  Time cs_stall_;
+  std::optional<GangMatrix> matrix_;
+  int active_ = 0;
+  Time slice_end_ = kTimeInfinity;
+  long long tasks_migrated_in_slice_ = 0;
+  std::unordered_map<JobId, Time> pending_stall_;  // migration stalls not yet charged
+  std::unordered_set<JobId> moved_in_event_;
+
+  std::vector<RowPlan> plans_;
+  std::vector<bool> freed_;
+  std::unordered_map<JobId, Occupation> occupied_;
+  std::unordered_map<JobId, Reservation> reserved_;
+  std::int64_t next_order_ = 0;
+  std::unordered_map<JobId, Progress> progress_;
+};
+
+PolicyPtr make_gang(const PolicySpec& spec);
+PolicyPtr make_bgs(const PolicySpec& spec);
+PolicyPtr make_mgs(const PolicySpec& spec);
+PolicyPtr make_mbgs(const PolicySpec& spec);
+
+}  // namespace los

@@ -1,0 +1,38 @@
+// Predicted start times of waiting jobs under a policy ("squeue --start", but
+// from the policy that actually schedules the partition).
+//
+// A fresh instance of the policy is stepped forward from the snapshot, in a
+// small event loop of its own: running jobs end at their limit, every started
+// job runs for its whole limit, nothing new arrives. The start time each
+// waiting job gets in that replay is its prediction. Like Slurm's own
+// estimate it is exact only if everything runs to its limit and nothing
+// arrives; for a policy with reservations it never predicts a job later than
+// its reservation.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "model/snapshot.hpp"
+
+namespace los {
+
+struct ForecastOptions {
+  // Stop predicting this far past snapshot.now (seconds); later starts are
+  // reported as kTimeInfinity.
+  Time horizon = 366 * 24 * 3600;
+  // Stop after this many policy steps (a bound on the work of one forecast).
+  std::size_t max_steps = 100000;
+  // Stop after this much computing time (seconds); jobs not started by then
+  // are reported as kTimeInfinity.
+  double max_seconds = 10;
+};
+
+// The predicted start of each job of snapshot.queue, in queue order;
+// kTimeInfinity where none was found. Throws PolicySpecError for a bad spec
+// and std::logic_error if the policy starts more than fits.
+std::vector<Time> forecast_starts(const Snapshot& snapshot, const std::string& policy_spec,
+                                  const ForecastOptions& options = {});
+
+}  // namespace los

@@ -1,0 +1,134 @@
+#include "partition_scheduler.hpp"
+
+#include <unordered_set>
+
+#include "model/snapshot_diff.hpp"
+#include "policy/registry.hpp"
+
+namespace los::daemon {
+
+PartitionScheduler::PartitionScheduler(std::string name, const std::string& policy_spec)
+    : name_(std::move(name)), policy_(make_policy(policy_spec)) {}
+
+void PartitionScheduler::set_policy(const std::string& policy_spec) {
+  policy_ = make_policy(policy_spec);
+  need_resync_ = true;
+  fresh_policy_ = true;
+  first_promise_.clear();
+}
+
+std::vector<std::string> PartitionScheduler::place(const Snapshot& s, const Decision& d,
+                                                   std::vector<char>& taken) const {
+  std::vector<std::string> names;
+  if (s.nodes.empty()) return names;
+  if (!d.nodes.empty()) {
+    for (int i : d.nodes) {
+      if (i < 0 || static_cast<std::size_t>(i) >= s.nodes.size()) {
+        throw std::logic_error("policy " + policy_->name() + " placed job " + std::to_string(d.job) +
+                               " on unit " + std::to_string(i) + " of a partition with " +
+                               std::to_string(s.nodes.size()) + " nodes");
+      }
+      names.push_back(s.nodes[i].name);
+      taken[i] = 1;
+    }
+    return names;
+  }
+  if (d.kind != Decision::Kind::Start) return names;  // resume/suspend/requeue: the job's own nodes
+  int size = 0;
+  for (const Job& j : s.queue) {
+    if (j.id == d.job) size = j.size;
+  }
+  std::vector<int> chosen;
+  for (std::size_t i = 0; i < s.nodes.size() && static_cast<int>(chosen.size()) < size; ++i) {
+    if (!taken[i] && s.nodes[i].state == Node::State::Idle) chosen.push_back(static_cast<int>(i));
+  }
+  // Not enough idle nodes in the snapshot (states lag behind the job list):
+  // no list, and the plugin lets Slurm choose.
+  if (static_cast<int>(chosen.size()) < size) return names;
+  for (int i : chosen) {
+    taken[i] = 1;
+    names.push_back(s.nodes[i].name);
+  }
+  return names;
+}
+
+PartitionScheduler::Outcome PartitionScheduler::step(Snapshot snapshot, bool resync) {
+  Outcome out;
+  const auto t0 = std::chrono::steady_clock::now();
+  if (fresh_policy_ && snapshot.running.empty()) {
+    // A policy instance that has not stepped yet, on a partition where nothing
+    // runs: it misses nothing, and learns the queue as arrivals, exactly as
+    // at the start of a simulation. (Some policies, gang scheduling among
+    // them, cannot rebuild from a resync at all.)
+    Snapshot empty;
+    empty.now = snapshot.now;
+    snapshot.events = diff_snapshots(empty, snapshot);
+    snapshot.resync = false;
+  } else if (!previous_ || resync || need_resync_ || snapshot.now < previous_->now) {
+    snapshot.events.clear();
+    snapshot.resync = true;
+  } else {
+    snapshot.events = diff_snapshots(*previous_, snapshot, started_last_);
+    snapshot.resync = false;
+  }
+  need_resync_ = false;
+  fresh_policy_ = false;
+
+  // Jobs that started since the last step: how far off was their first promise?
+  for (const SnapshotEvent& ev : snapshot.events) {
+    if (ev.kind == SnapshotEvent::Kind::Started) {
+      const auto it = first_promise_.find(ev.job);
+      if (it != first_promise_.end()) {
+        out.prediction_errors.push_back(static_cast<double>(ev.start - it->second));
+        first_promise_.erase(it);
+      }
+    } else if (ev.kind == SnapshotEvent::Kind::Withdrawn) {
+      first_promise_.erase(ev.job);
+    }
+  }
+
+  const StepResult result = policy_->step(snapshot);
+  out.wakeup = result.wakeup > snapshot.now ? result.wakeup : kTimeInfinity;
+
+  std::vector<char> taken(snapshot.nodes.size(), 0);
+  std::unordered_map<JobId, const RunningJob*> running;
+  for (const RunningJob& r : snapshot.running) {
+    running[r.job.id] = &r;
+    for (int n : r.nodes) taken[n] = 1;
+  }
+  started_last_.clear();
+  out.decisions.reserve(result.decisions.size());
+  for (const Decision& d : result.decisions) {
+    protocol::WireDecision w;
+    w.kind = d.kind;
+    w.partition = name_;
+    w.job = d.job;
+    switch (d.kind) {
+      case Decision::Kind::Start:
+        w.expected_state = LOS_JOB_PENDING;
+        started_last_.push_back(d.job);
+        ++out.started;
+        break;
+      case Decision::Kind::Suspend: w.expected_state = LOS_JOB_RUNNING; break;
+      case Decision::Kind::Resume: w.expected_state = LOS_JOB_SUSPENDED; break;
+      case Decision::Kind::Requeue: {
+        const auto it = running.find(d.job);
+        w.expected_state = it != running.end() && it->second->suspended ? LOS_JOB_SUSPENDED : LOS_JOB_RUNNING;
+        break;
+      }
+    }
+    w.nodes = place(snapshot, d, taken);
+    out.decisions.push_back(std::move(w));
+  }
+
+  // Remember each job's first promise; a job is promised only once.
+  for (const PlannedStart& p : policy_->reservations()) first_promise_.emplace(p.job, p.start);
+
+  snapshot.events.clear();
+  previous_ = std::move(snapshot);
+  out.step_time = std::chrono::steady_clock::now() - t0;
+  last_step_time_ = out.step_time;
+  return out;
+}
+
+}  // namespace los::daemon

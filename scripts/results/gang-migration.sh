@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Regenerates docs/results/gang-migration.md: GS, BGS, MGS, MBGS and
+# conservative backfilling (BF) on two 320-node stand-ins for the workload of
+# the gang-scheduling paper (spec: ../shared/specs/gang-migration.md), loads
+# varied by run-time scaling x1.0 .. x1.8 with arrivals fixed.
+#
+#   A  lublin_256 (10,000 Lublin-Feitelson jobs, sizes 1..256), run times x5
+#      (median 137 s -> 685 s; the paper's median is 680 s). Full grid.
+#   B  KTH-SP2, first 10,000 jobs (real estimates, median 630 s, sizes 1..100).
+#      Context switch 0 % only.
+# Both on 320 nodes, arrivals rescaled once so that workload 0 offers 0.55 (the
+# paper's baseline). Workload k multiplies run times by F = 1 + 0.1k: los-sim
+# --runtime-scale BASE*F --load 0.55F, where the load rescaling stretches the
+# arrivals by the same factor for every F.
+#
+# Usage: scripts/results/gang-migration.sh [BUILD_DIR]   (default: build)
+# Needs a Release build (cmake -S . -B build -DCMAKE_BUILD_TYPE=Release &&
+# cmake --build build -j2) and ../shared/traces. Runs two simulations at a
+# time under nice; about 10 minutes on the shared 2-core machine. The raw
+# los-sim JSON stays in BUILD_DIR/gang-migration-json (not committed).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+build="${1:-build}"
+sim="$build/bin/los-sim"
+traces="../shared/traces"
+out="docs/results/gang-migration.md"
+[[ -x "$sim" ]] || { echo "gang-migration.sh: $sim not found; build first (see the header of this script)" >&2; exit 1; }
+for t in lublin_256 KTH-SP2-1996-2.1-cln; do
+  [[ -f "$traces/$t.swf.gz" ]] || { echo "gang-migration.sh: $traces/$t.swf.gz not found (the shared traces are needed)" >&2; exit 1; }
+done
+json="$build/gang-migration-json"
+
+full="conservative"
+for t in gang bgs; do
+  for mpl in 2 3 5; do
+    for cs in 0 1 2 5; do full+=",$t:mpl=$mpl:cs=$cs"; done
+  done
+done
+full+=",mgs:mpl=5:c=0:q=-1,mbgs:mpl=5:c=0:q=-1,mgs:mpl=5:c=10:q=64,mbgs:mpl=5:c=10:q=64"
+reduced="conservative,gang:mpl=2:cs=0,gang:mpl=3:cs=0,gang:mpl=5:cs=0,bgs:mpl=2:cs=0,bgs:mpl=3:cs=0,bgs:mpl=5:cs=0"
+reduced+=",mgs:mpl=5:c=0:q=-1,mbgs:mpl=5:c=0:q=-1"
+
+# grid NAME TRACE BASE_SCALE JOBS POLICIES
+grid() {
+  local name=$1 trace=$2 base=$3 jobs=$4 policies=$5
+  mkdir -p "$json/$name"
+  for k in 0 1 2 3 4 5 6 7 8; do echo "$k"; done | xargs -P 2 -I{} bash -c '
+    k={}; f=$(python3 -c "print(round(1 + 0.1 * $k, 1))")
+    rs=$(python3 -c "print($3 * $f)"); ld=$(python3 -c "print(0.55 * $f)")
+    nice "$0" --quiet --nodes 320 --jobs "$4" --runtime-scale "$rs" --load "$ld" --policy "$1" --format json "$2" \
+      > "$5/w$k.json"
+    echo "$6: workload $k (x$f) done" >&2' "$sim" "$policies" "$trace" "$base" "$jobs" "$json/$name" "$name"
+}
+
+start=$(date +%s)
+grid lublin "$traces/lublin_256.swf.gz" 5 10000 "$full"
+grid kth "$traces/KTH-SP2-1996-2.1-cln.swf.gz" 1 10000 "$reduced"
+elapsed=$(( $(date +%s) - start ))
+command="scripts/results/gang-migration.sh"
+python3 scripts/results/gang_migration_report.py "$json" "$elapsed" "$command" > "$out"
+echo "wrote $out in ${elapsed} s" >&2

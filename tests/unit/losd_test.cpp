@@ -1,0 +1,905 @@
+// losd over its real Unix sockets, as a child process: decisions equal to
+// the simulator's policy on recorded snapshots, bad frames, many clients,
+// read-only queries, reloads, the command line.
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <random>
+#include <thread>
+#include <unordered_map>
+
+#include "losd_process.hpp"
+#include "policy/registry.hpp"
+#include "protocol/client.hpp"
+#include "sim/forecast.hpp"
+#include "test_support.hpp"
+#include "workload/transform.hpp"
+
+namespace los {
+namespace {
+
+using protocol::Bytes;
+using protocol::Client;
+
+const std::string kLosd = std::string(LOS_BIN_DIR) + "/losd";
+
+// Every step of a simulation: the snapshot the policy saw and what it decided.
+class Recorder : public SimObserver {
+ public:
+  void after_step(const Snapshot& s, const StepResult& r, const Policy&) override {
+    Snapshot copy = s;
+    copy.events.clear();
+    wakeups.push_back(r.wakeup > s.now ? r.wakeup : kTimeInfinity);
+    snapshots.push_back(std::move(copy));
+    decisions.push_back(r.decisions);
+  }
+  std::vector<Snapshot> snapshots;
+  std::vector<std::vector<Decision>> decisions;
+  std::vector<Time> wakeups;
+};
+
+// Acts as the Slurm plugin: turns a simulator snapshot into a live one with
+// named nodes, placing each running job where losd said (or, for a job it
+// never saw start, on the first free nodes).
+class FakeCluster {
+ public:
+  explicit FakeCluster(int units) : used_(units, 0) {
+    for (int i = 0; i < units; ++i) names_.push_back("n" + std::to_string(i));
+  }
+
+  protocol::SnapshotMessage snapshot(const Snapshot& s, std::uint64_t seq) {
+    std::unordered_map<JobId, bool> alive;
+    for (const RunningJob& r : s.running) alive[r.job.id] = true;
+    for (auto it = placed_.begin(); it != placed_.end();) {
+      if (!alive.count(it->first)) {
+        for (int n : it->second) used_[n] = 0;
+        it = placed_.erase(it);
+      } else {
+        ++it;
+      }
+    }
+    protocol::SnapshotMessage m;
+    m.seq = seq;
+    m.now = s.now;
+    Snapshot p;
+    p.partition = "sim";
+    for (const RunningJob& r : s.running) {
+      RunningJob w = r;
+      auto& nodes = placed_[r.job.id];
+      // A time-sharing policy places jobs itself (rows of a gang matrix
+      // share nodes): the simulator's placement is the cluster's.
+      if (!r.nodes.empty()) nodes = r.nodes;
+      if (nodes.empty()) {
+        for (int i = 0; i < static_cast<int>(used_.size()) && static_cast<int>(nodes.size()) < r.job.size; ++i) {
+          if (!used_[i]) {
+            used_[i] = 1;
+            nodes.push_back(i);
+          }
+        }
+      }
+      w.nodes = nodes;
+      p.running.push_back(w);
+    }
+    std::vector<char> executing(used_.size(), 0);
+    for (const RunningJob& r : p.running) {
+      for (int n : r.nodes) executing[n] = executing[n] || !r.suspended;
+    }
+    for (int i = 0; i < static_cast<int>(used_.size()); ++i) {
+      p.nodes.push_back({names_[i], used_[i] || executing[i] ? Node::State::Allocated : Node::State::Idle});
+    }
+    p.queue = s.queue;
+    m.partitions.push_back(std::move(p));
+    return m;
+  }
+
+  // Where losd put a started job; false if a node is unknown or taken.
+  bool place(JobId job, const std::vector<std::string>& nodes) {
+    std::vector<int> idx;
+    for (const std::string& n : nodes) {
+      const auto it = std::find(names_.begin(), names_.end(), n);
+      if (it == names_.end()) return false;
+      const int i = static_cast<int>(it - names_.begin());
+      if (used_[i]) return false;
+      idx.push_back(i);
+    }
+    for (int i : idx) used_[i] = 1;
+    placed_[job] = idx;
+    return true;
+  }
+
+ private:
+  std::vector<std::string> names_;
+  std::vector<char> used_;
+  std::unordered_map<JobId, std::vector<int>> placed_;
+};
+
+std::string describe(const std::vector<std::pair<int, JobId>>& ds) {
+  std::string s;
+  for (const auto& [k, id] : ds) s += std::to_string(k) + ":" + std::to_string(id) + " ";
+  return s;
+}
+
+// Replays every recorded step through losd; returns the number of steps.
+std::size_t expect_same_decisions(const Workload& w, const std::string& policy) {
+  PolicyPtr p = make_policy(policy);
+  Recorder rec;
+  simulate(w, *p, {}, &rec);
+
+  test::LosdProcess losd(kLosd, "default_policy: \"" + policy + "\"\n");
+  Client plugin(losd.plugin_socket());
+  plugin.hello("test-plugin", "", "23.11");
+  bool time_sharing = false;
+  for (const auto& ds : rec.decisions) {
+    for (const Decision& x : ds) time_sharing = time_sharing || x.kind != Decision::Kind::Start || !x.nodes.empty();
+  }
+  FakeCluster cluster(w.units);
+  std::size_t mismatches = 0;
+  for (std::size_t i = 0; i < rec.snapshots.size(); ++i) {
+    const protocol::SnapshotMessage m = cluster.snapshot(rec.snapshots[i], i + 1);
+    const protocol::Frame reply = plugin.request(protocol::encode(m, static_cast<std::uint32_t>(i)));
+    EXPECT_EQ(reply.header.type, LOS_MSG_DECISIONS);
+    EXPECT_EQ(reply.header.request_id, i);
+    const protocol::DecisionsMessage d = protocol::decode_decisions(reply.payload);
+    EXPECT_EQ(d.seq, i + 1);
+    EXPECT_EQ(d.wakeup, rec.wakeups[i]) << "step " << i;
+    std::vector<std::pair<int, JobId>> got, want;
+    for (const auto& x : d.decisions) {
+      got.push_back({static_cast<int>(x.kind), x.job});
+      EXPECT_EQ(x.partition, "sim");
+      if (x.kind == Decision::Kind::Start) {
+        EXPECT_EQ(x.expected_state, LOS_JOB_PENDING);
+        const auto job = std::find_if(rec.snapshots[i].queue.begin(), rec.snapshots[i].queue.end(),
+                                      [&](const Job& j) { return j.id == x.job; });
+        if (job != rec.snapshots[i].queue.end()) {
+          EXPECT_EQ(static_cast<int>(x.nodes.size()), job->size);
+        }
+        if (!time_sharing) {
+          EXPECT_TRUE(cluster.place(x.job, x.nodes)) << "job " << x.job << " placed on busy or unknown nodes";
+        }
+      }
+    }
+    for (const auto& x : rec.decisions[i]) want.push_back({static_cast<int>(x.kind), x.job});
+    if (got != want && ++mismatches < 5) {
+      ADD_FAILURE() << policy << " step " << i << " t=" << rec.snapshots[i].now << ": losd " << describe(got)
+                    << " vs los-sim " << describe(want);
+    }
+  }
+  EXPECT_EQ(mismatches, 0u) << policy;
+  EXPECT_TRUE(losd.alive());
+  return rec.snapshots.size();
+}
+
+Workload random_workload(unsigned seed, int units, int jobs) {
+  std::mt19937 rng(seed);
+  std::vector<Job> js;
+  Time t = 0;
+  for (JobId id = 1; id <= jobs; ++id) {
+    t += rng() % 120;
+    const Time est = 10 + rng() % 2000;
+    // Most jobs end before their estimate: compression and early ends matter.
+    const Time run = (rng() % 4 == 0) ? est : static_cast<Time>(rng() % (est + 1));
+    js.push_back(test::job(id, t, 1 + static_cast<int>(rng() % (units / 2)), est, run, 1 + static_cast<int>(rng() % 7)));
+  }
+  return test::workload(units, js);
+}
+
+class LosdDecisions : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(LosdDecisions, EqualTheSimulatorsPolicyOnRecordedSnapshots) {
+  const std::size_t steps = expect_same_decisions(random_workload(17, 48, 500), GetParam());
+  EXPECT_GT(steps, 300u);
+}
+
+INSTANTIATE_TEST_SUITE_P(Policies, LosdDecisions,
+                         ::testing::Values("fcfs", "easy", "conservative", "aggressive", "depth:k=3", "los", "los-basic",
+                                           "los:lookahead=10:traceback=selected-first", "gang", "bgs", "mgs",
+                                           "mbgs"),
+                         [](const auto& info) {
+                           std::string n = info.param;
+                           std::replace_if(n.begin(), n.end(), [](char c) { return !std::isalnum(c); }, '_');
+                           return n;
+                         });
+
+TEST(LosdDecisionsTrace, EqualTheSimulatorsPolicyOnATrace) {
+  const std::string trace = test::shared_trace("KTH-SP2-1996-2.1-cln.swf.gz");
+  if (trace.empty()) GTEST_SKIP() << "shared trace KTH-SP2 absent";
+  Workload w = read_swf(trace);
+  w.jobs.resize(std::min<std::size_t>(w.jobs.size(), 1500));
+  EXPECT_GT(expect_same_decisions(w, "easy"), 1000u);
+}
+
+// ---- bad frames ------------------------------------------------------------
+
+Bytes frame_with(std::uint32_t magic, std::uint16_t version, std::uint16_t type, std::uint32_t length,
+                 std::size_t actual_payload) {
+  Bytes f(LOS_FRAME_HEADER_SIZE + actual_payload, 0xAB);
+  std::uint8_t* p = f.data();
+  p = los_put_u32(p, magic);
+  p = los_put_u16(p, version);
+  p = los_put_u16(p, type);
+  p = los_put_u32(p, 1);
+  los_put_u32(p, length);
+  return f;
+}
+
+std::uint16_t error_code_of(const protocol::Frame& f) {
+  EXPECT_EQ(f.header.type, LOS_MSG_ERROR);
+  return protocol::decode_error(f.payload).code;
+}
+
+void expect_still_serving(const test::LosdProcess& losd) {
+  ASSERT_TRUE(losd.alive());
+  Client c(losd.query_socket());
+  c.hello("probe");
+  const protocol::Frame f = c.request(protocol::encode_query_status());
+  EXPECT_EQ(f.header.type, LOS_MSG_STATUS);
+}
+
+class LosdBadFrames : public ::testing::Test {
+ protected:
+  test::LosdProcess losd{kLosd, "limits:\n  max_payload_bytes: 65536\n  frame_timeout_seconds: 0.3\n"};
+};
+
+TEST_F(LosdBadFrames, MalformedPayloadGetsAnErrorAndTheConnectionStaysUsable) {
+  Client c(losd.plugin_socket());
+  c.hello("plugin");
+  c.send(frame_with(LOS_PROTOCOL_MAGIC, LOS_PROTOCOL_VERSION, LOS_MSG_SNAPSHOT, 40, 40));
+  const protocol::Frame reply = c.receive();
+  EXPECT_EQ(error_code_of(reply), LOS_ERR_MALFORMED);
+  EXPECT_NE(protocol::decode_error(reply.payload).message.find("SNAPSHOT"), std::string::npos);
+  // Same connection, a good snapshot now.
+  protocol::SnapshotMessage m;
+  m.seq = 1;
+  m.now = 100;
+  Snapshot p;
+  p.partition = "p";
+  p.nodes = {{"a", Node::State::Idle}};
+  p.queue = {test::job(1, 50, 1, 10)};
+  m.partitions.push_back(p);
+  const protocol::DecisionsMessage d = protocol::decode_decisions(c.request(protocol::encode(m)).payload);
+  ASSERT_EQ(d.decisions.size(), 1u);
+  EXPECT_EQ(d.decisions[0].nodes, (std::vector<std::string>{"a"}));
+  expect_still_serving(losd);
+}
+
+TEST_F(LosdBadFrames, WrongVersionGetsAnErrorAndIsClosed) {
+  Client c(losd.plugin_socket());
+  c.send(frame_with(LOS_PROTOCOL_MAGIC, 99, LOS_MSG_HELLO, 0, 0));
+  EXPECT_EQ(error_code_of(c.receive()), LOS_ERR_VERSION);
+  EXPECT_TRUE(c.closed_by_peer(std::chrono::seconds(2)));
+  expect_still_serving(losd);
+}
+
+TEST_F(LosdBadFrames, OversizeFrameGetsAnErrorAndIsClosed) {
+  Client c(losd.plugin_socket());
+  c.hello("plugin");
+  c.send(frame_with(LOS_PROTOCOL_MAGIC, LOS_PROTOCOL_VERSION, LOS_MSG_SNAPSHOT, 65537, 0));
+  const protocol::Frame reply = c.receive();
+  EXPECT_EQ(error_code_of(reply), LOS_ERR_TOO_LARGE);
+  EXPECT_TRUE(c.closed_by_peer(std::chrono::seconds(2)));
+  expect_still_serving(losd);
+}
+
+TEST_F(LosdBadFrames, BadMagicIsClosed) {
+  Client c(losd.query_socket());
+  c.send(Bytes{'G', 'E', 'T', ' ', '/', ' ', 'H', 'T', 'T', 'P', '/', '1', '.', '1', '\r', '\n'});
+  EXPECT_EQ(error_code_of(c.receive()), LOS_ERR_BAD_MAGIC);
+  EXPECT_TRUE(c.closed_by_peer(std::chrono::seconds(2)));
+  expect_still_serving(losd);
+}
+
+TEST_F(LosdBadFrames, TruncatedFramesAreDroppedAndTheDaemonKeepsServing) {
+  {
+    // Header promises 100 bytes, 10 come, then the client hangs up.
+    Client c(losd.plugin_socket());
+    c.hello("plugin");
+    c.send(frame_with(LOS_PROTOCOL_MAGIC, LOS_PROTOCOL_VERSION, LOS_MSG_SNAPSHOT, 100, 10));
+  }
+  {
+    // Half a header, then silence: closed after the frame timeout (0.3 s).
+    Client c(losd.query_socket());
+    c.send(Bytes{'L', 'O', 'S'});
+    EXPECT_TRUE(c.closed_by_peer(std::chrono::seconds(3)));
+  }
+  {
+    // A payload that stops short, connection kept open: closed too.
+    Client c(losd.plugin_socket());
+    c.hello("plugin");
+    c.send(frame_with(LOS_PROTOCOL_MAGIC, LOS_PROTOCOL_VERSION, LOS_MSG_SNAPSHOT, 100, 10));
+    EXPECT_TRUE(c.closed_by_peer(std::chrono::seconds(3)));
+  }
+  expect_still_serving(losd);
+}
+
+TEST_F(LosdBadFrames, NoHandshakeUnknownTypesAndRepliesAreRefused) {
+  {
+    Client c(losd.plugin_socket());
+    c.send(protocol::encode_query_status());
+    EXPECT_EQ(error_code_of(c.receive()), LOS_ERR_HANDSHAKE);
+    EXPECT_TRUE(c.closed_by_peer(std::chrono::seconds(2)));
+  }
+  Client c(losd.query_socket());
+  c.hello("tool");
+  c.send(frame_with(LOS_PROTOCOL_MAGIC, LOS_PROTOCOL_VERSION, 777, 0, 0));
+  EXPECT_EQ(error_code_of(c.receive()), LOS_ERR_UNKNOWN_TYPE);
+  c.send(protocol::encode(protocol::DecisionsMessage{}));
+  EXPECT_EQ(error_code_of(c.receive()), LOS_ERR_BAD_REQUEST);
+  EXPECT_EQ(c.request(protocol::encode_query_status()).header.type, LOS_MSG_STATUS);
+}
+
+TEST_F(LosdBadFrames, ASlowClientDoesNotStallThePlugin) {
+  // Ten clients each stuck in the middle of a frame.
+  std::vector<Client> stuck;
+  for (int i = 0; i < 10; ++i) {
+    stuck.emplace_back(losd.query_socket());
+    stuck.back().send(Bytes{'L', 'O'});
+  }
+  Client plugin(losd.plugin_socket());
+  plugin.hello("plugin");
+  protocol::SnapshotMessage m;
+  m.seq = 1;
+  m.now = 100;
+  Snapshot p;
+  p.partition = "p";
+  p.nodes = {{"a", Node::State::Idle}};
+  m.partitions.push_back(p);
+  const auto t0 = std::chrono::steady_clock::now();
+  EXPECT_EQ(plugin.request(protocol::encode(m)).header.type, LOS_MSG_DECISIONS);
+  // Served one by one the stuck clients would cost 10 x 0.3 s; losd serves them side by side.
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(1));
+}
+
+// ---- queries ---------------------------------------------------------------
+
+protocol::SnapshotMessage busy_snapshot(std::uint64_t seq, Time now) {
+  protocol::SnapshotMessage m;
+  m.seq = seq;
+  m.now = now;
+  for (const char* name : {"batch", "debug"}) {
+    Snapshot p;
+    p.partition = name;
+    for (int i = 0; i < 16; ++i) p.nodes.push_back({std::string(name) + std::to_string(i), Node::State::Idle});
+    RunningJob r;
+    r.job = test::job(seq * 1000 + (name[0] == 'b' ? 1 : 2), now - 100, 12, 3600);
+    r.start = now - 50;
+    for (int i = 0; i < 12; ++i) {
+      r.nodes.push_back(i);
+      p.nodes[i].state = Node::State::Allocated;
+    }
+    p.running.push_back(r);
+    for (int j = 0; j < 30; ++j) p.queue.push_back(test::job(10 + j, now - 60 + j, 1 + (j * 7) % 16, 60 + j * 37, -1, 1000 + j % 3));
+    m.partitions.push_back(std::move(p));
+  }
+  return m;
+}
+
+TEST(LosdQueries, StatusPlanAndPredictedStartsFromTheRunningPolicy) {
+  test::LosdProcess losd(kLosd, "default_policy: easy\npartitions:\n  debug:\n    policy: conservative\n");
+  Client plugin(losd.plugin_socket());
+  plugin.hello("plugin", "", "23.11.1");
+  const protocol::SnapshotMessage m = busy_snapshot(1, 10000);
+  plugin.request(protocol::encode(m));
+
+  Client q(losd.query_socket());
+  q.hello("losctl");
+  const protocol::Status st = protocol::decode_status(q.request(protocol::encode_query_status()).payload);
+  EXPECT_TRUE(st.plugin_connected);
+  EXPECT_EQ(st.slurm_version, "23.11.1");
+  EXPECT_EQ(st.last_seq, 1u);
+  ASSERT_EQ(st.partitions.size(), 2u);
+  EXPECT_EQ(st.partitions[0].name, "batch");
+  EXPECT_EQ(st.partitions[0].policy, "easy");
+  EXPECT_EQ(st.partitions[1].policy, "conservative");
+  EXPECT_EQ(st.partitions[1].nodes, 16u);
+
+  const protocol::Plan plan = protocol::decode_plan(q.request(protocol::encode_query_plan("debug")).payload);
+  EXPECT_TRUE(plan.has_plan);
+  EXPECT_EQ(plan.now, 10000);
+  EXPECT_FALSE(plan.slots.empty());
+  EXPECT_FALSE(plan.reservations.empty());
+
+  // Predictions equal a forecast of the same snapshot under the same policy,
+  // minus the jobs the step just started.
+  const auto starts = protocol::decode_starts(q.request(protocol::encode_query_starts("batch")).payload);
+  Snapshot batch = m.partitions[0];
+  batch.now = 10000;
+  batch.total_units = 16;
+  batch.free_units = 4;
+  const std::vector<Time> expected = forecast_starts(batch, "easy");
+  std::size_t checked = 0;
+  for (const auto& s : starts) {
+    const auto it = std::find_if(batch.queue.begin(), batch.queue.end(), [&](const Job& j) { return j.id == s.job; });
+    ASSERT_NE(it, batch.queue.end());
+    EXPECT_EQ(s.start, expected[it - batch.queue.begin()]) << "job " << s.job;
+    EXPECT_EQ(s.partition, "batch");
+    ++checked;
+  }
+  EXPECT_GT(checked, 20u);
+  // All partitions at once.
+  EXPECT_GT(protocol::decode_starts(q.request(protocol::encode_query_starts("")).payload).size(), checked);
+
+  try {
+    q.request(protocol::encode_query_plan("nope"));
+    FAIL();
+  } catch (const protocol::RemoteError& e) {
+    EXPECT_EQ(e.code(), LOS_ERR_NOT_FOUND);
+  }
+}
+
+TEST(LosdQueries, TheQuerySocketCannotChangeAnything) {
+  test::LosdProcess losd(kLosd, "default_policy: easy\n");
+  Client plugin(losd.plugin_socket());
+  plugin.hello("plugin");
+  plugin.request(protocol::encode(busy_snapshot(1, 10000)));
+
+  Client q(losd.query_socket());
+  q.hello("tool");
+  for (const Bytes& change : {protocol::encode(protocol::SetPolicy{"batch", "fcfs"}), protocol::encode(busy_snapshot(2, 10001)),
+                              protocol::encode(protocol::Report{LOS_REPORT_FALLBACK, "batch", 0, "x"})}) {
+    try {
+      q.request(change);
+      FAIL() << "a change was accepted on the query socket";
+    } catch (const protocol::RemoteError& e) {
+      EXPECT_EQ(e.code(), LOS_ERR_NOT_ALLOWED);
+    }
+  }
+  const protocol::Status st = protocol::decode_status(q.request(protocol::encode_query_status()).payload);
+  EXPECT_EQ(st.partitions[0].policy, "easy");
+  EXPECT_EQ(st.last_seq, 1u);
+
+  // The admin socket can.
+  Client admin(losd.admin_socket());
+  admin.hello("losctl");
+  const auto ok = protocol::decode_set_policy_ok(admin.request(protocol::encode(protocol::SetPolicy{"batch", "depth:k=2"})).payload);
+  EXPECT_EQ(ok.policy, "depth:k=2");
+  try {
+    admin.request(protocol::encode(protocol::SetPolicy{"batch", "nonsense"}));
+    FAIL();
+  } catch (const protocol::RemoteError& e) {
+    EXPECT_EQ(e.code(), LOS_ERR_BAD_REQUEST);
+    EXPECT_NE(std::string(e.what()).find("unknown policy 'nonsense'"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(protocol::decode_status(q.request(protocol::encode_query_status()).payload).partitions[0].policy,
+            "depth:k=2");
+  // And the plugin keeps getting decisions from the new policy.
+  EXPECT_EQ(plugin.request(protocol::encode(busy_snapshot(2, 10010))).header.type, LOS_MSG_DECISIONS);
+}
+
+TEST(LosdQueries, HundredConcurrentQueryClients) {
+  test::LosdProcess losd(kLosd, "default_policy: conservative\n");
+  Client plugin(losd.plugin_socket());
+  plugin.hello("plugin");
+  plugin.request(protocol::encode(busy_snapshot(1, 10000)));
+
+  std::atomic<int> ok{0};
+  std::atomic<int> failed{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 100; ++t) {
+    threads.emplace_back([&, t] {
+      try {
+        Client c(losd.query_socket(), std::chrono::seconds(30));
+        c.hello("client" + std::to_string(t));
+        for (int round = 0; round < 3; ++round) {
+          if (c.request(protocol::encode_query_status()).header.type != LOS_MSG_STATUS) throw std::runtime_error("status");
+          if (protocol::decode_starts(c.request(protocol::encode_query_starts("")).payload).size() != 60) {
+            throw std::runtime_error("starts");
+          }
+          if (c.request(protocol::encode_query_plan("batch")).header.type != LOS_MSG_PLAN) throw std::runtime_error("plan");
+        }
+        ++ok;
+      } catch (const std::exception&) {
+        ++failed;
+      }
+    });
+  }
+  // Meanwhile the plugin is served.
+  for (std::uint64_t seq = 2; seq < 20; ++seq) {
+    EXPECT_EQ(plugin.request(protocol::encode(busy_snapshot(seq, 10000 + seq))).header.type, LOS_MSG_DECISIONS);
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(ok.load(), 100);
+  EXPECT_EQ(failed.load(), 0);
+  expect_still_serving(losd);
+}
+
+// ---- configuration -----------------------------------------------------------
+
+int free_tcp_port() {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a));
+  socklen_t len = sizeof(a);
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
+  ::close(fd);
+  return ntohs(a.sin_port);
+}
+
+std::string http_get(int port, const std::string& path) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(static_cast<std::uint16_t>(port));
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)) != 0) {
+    ::close(fd);
+    return "";
+  }
+  const std::string req = "GET " + path + " HTTP/1.0\r\nHost: localhost\r\n\r\n";
+  ::send(fd, req.data(), req.size(), 0);
+  std::string out;
+  char buf[4096];
+  ssize_t n;
+  while ((n = ::recv(fd, buf, sizeof(buf), 0)) > 0) out.append(buf, static_cast<std::size_t>(n));
+  ::close(fd);
+  return out;
+}
+
+std::string policy_of(const test::LosdProcess& losd, const std::string& partition) {
+  Client q(losd.query_socket());
+  q.hello("tool");
+  for (const auto& p : protocol::decode_status(q.request(protocol::encode_query_status()).payload).partitions) {
+    if (p.name == partition) return p.policy;
+  }
+  return "";
+}
+
+TEST(LosdConfig, SighupReloadsAGoodConfigAndKeepsTheOldOnABadOne) {
+  const int port = free_tcp_port();
+  const std::string metrics = "metrics:\n  listen: \"127.0.0.1:" + std::to_string(port) + "\"\n";
+  test::LosdProcess losd(kLosd, metrics + "default_policy: easy\n");
+  Client plugin(losd.plugin_socket());
+  plugin.hello("plugin");
+  plugin.request(protocol::encode(busy_snapshot(1, 10000)));
+  EXPECT_EQ(policy_of(losd, "batch"), "easy");
+
+  losd.write_config(metrics + "default_policy: easy\npartitions:\n  batch:\n    policy: depth\n    parameters:\n      k: 3\n");
+  losd.signal(SIGHUP);
+  ASSERT_TRUE(losd.wait_for_log("configuration reloaded")) << losd.log();
+  EXPECT_EQ(policy_of(losd, "batch"), "depth:k=3");
+  EXPECT_EQ(policy_of(losd, "debug"), "easy");
+
+  losd.write_config(metrics + "default_policy: easy\npartitions:\n  batch:\n    policy: depth\n    parameters:\n      k: -1\n");
+  losd.signal(SIGHUP);
+  ASSERT_TRUE(losd.wait_for_log("reload failed")) << losd.log();
+  EXPECT_NE(losd.log().find("partitions.batch.policy"), std::string::npos) << losd.log();
+  EXPECT_EQ(policy_of(losd, "batch"), "depth:k=3");
+
+  losd.write_raw_config("this: [is not: valid");
+  losd.signal(SIGHUP);
+  ASSERT_TRUE(losd.wait_for_log("reload failed", std::chrono::seconds(10), 2)) << losd.log();
+  EXPECT_EQ(policy_of(losd, "batch"), "depth:k=3");
+  EXPECT_EQ(plugin.request(protocol::encode(busy_snapshot(2, 10010))).header.type, LOS_MSG_DECISIONS);
+
+  const std::string text = http_get(port, "/metrics");
+  EXPECT_NE(text.find("los_config_reloads_total{result=\"ok\"} 1"), std::string::npos) << text;
+  EXPECT_NE(text.find("los_config_reloads_total{result=\"failed\"} 2"), std::string::npos) << text;
+  EXPECT_NE(text.find("los_decision_latency_seconds_count{partition=\"batch\",policy=\"depth:k=3\"} 1"),
+            std::string::npos) << text;
+  EXPECT_NE(text.find("los_pending_jobs{partition=\"debug\"} 30"), std::string::npos) << text;
+  EXPECT_NE(text.find("los_jobs_started_total"), std::string::npos) << text;
+  EXPECT_EQ(text.find("job=\""), std::string::npos) << "no per-job labels";
+}
+
+TEST(LosdMetrics, PredictionErrorsReportsAndProtocolErrorsAreCounted) {
+  const int port = free_tcp_port();
+  test::LosdProcess losd(kLosd, "metrics:\n  listen: \"127.0.0.1:" + std::to_string(port) + "\"\ndefault_policy: easy\n");
+  Client plugin(losd.plugin_socket());
+  plugin.hello("plugin");
+  auto snapshot = [](std::uint64_t seq, Time now, bool a_running, bool b_running) {
+    protocol::SnapshotMessage m;
+    m.seq = seq;
+    m.now = now;
+    Snapshot p;
+    p.partition = "p";
+    for (int i = 0; i < 4; ++i) p.nodes.push_back({std::string(1, 'n') + static_cast<char>('0' + i), Node::State::Idle});
+    RunningJob r;
+    if (a_running) {
+      r.job = test::job(1, 0, 4, 100);
+      r.start = 990;  // expected to end at 1090
+      r.nodes = {0, 1, 2, 3};
+      p.running.push_back(r);
+    }
+    if (b_running) {
+      r.job = test::job(2, 900, 4, 50);
+      r.start = 1030;
+      r.nodes = {0, 1, 2, 3};
+      p.running.push_back(r);
+    } else {
+      p.queue.push_back(test::job(2, 900, 4, 50));
+    }
+    for (const auto& run : p.running) {
+      for (int n : run.nodes) p.nodes[n].state = Node::State::Allocated;
+    }
+    m.partitions.push_back(std::move(p));
+    return m;
+  };
+  // Job 2 is promised 1090; job 1 ends early at 1030 and 2 starts then: 60 s early.
+  EXPECT_TRUE(protocol::decode_decisions(plugin.request(protocol::encode(snapshot(1, 1000, true, false))).payload).decisions.empty());
+  const auto d = protocol::decode_decisions(plugin.request(protocol::encode(snapshot(2, 1030, false, false))).payload);
+  ASSERT_EQ(d.decisions.size(), 1u);
+  EXPECT_EQ(d.decisions[0].job, 2);
+  plugin.request(protocol::encode(snapshot(3, 1031, false, true)));
+  plugin.send(protocol::encode(protocol::Report{LOS_REPORT_FALLBACK, "p", 0, "losd timed out"}));
+  plugin.send(frame_with(LOS_PROTOCOL_MAGIC, LOS_PROTOCOL_VERSION, LOS_MSG_SNAPSHOT, 3, 3));
+  EXPECT_EQ(error_code_of(plugin.receive()), LOS_ERR_MALFORMED);
+
+  const std::string text = http_get(port, "/metrics");
+  EXPECT_NE(text.find("los_start_prediction_error_seconds_count{partition=\"p\",policy=\"easy\"} 1"), std::string::npos) << text;
+  EXPECT_NE(text.find("los_start_prediction_error_seconds_sum{partition=\"p\",policy=\"easy\"} -60"), std::string::npos) << text;
+  EXPECT_NE(text.find("los_plugin_reports_total{kind=\"fallback\",partition=\"p\"} 1"), std::string::npos) << text;
+  EXPECT_NE(text.find("los_protocol_errors_total{code=\"malformed\",socket=\"plugin\"} 1"), std::string::npos) << text;
+  EXPECT_NE(text.find("los_jobs_started_total{partition=\"p\",policy=\"easy\"} 1"), std::string::npos) << text;
+  EXPECT_NE(text.find("los_nodes{partition=\"p\",state=\"allocated\"} 4"), std::string::npos) << text;
+  EXPECT_NE(text.find("los_utilization_ratio{partition=\"p\"} 1"), std::string::npos) << text;
+  EXPECT_NE(text.find("los_plugin_connections 1"), std::string::npos) << text;
+  EXPECT_TRUE(losd.wait_for_log("plugin report")) << losd.log();
+}
+
+struct CommandResult {
+  int status;
+  std::string output;
+};
+
+CommandResult run_command(const std::string& cmd) {
+  CommandResult r{-1, ""};
+  FILE* f = ::popen((cmd + " 2>&1").c_str(), "r");
+  if (!f) return r;
+  char buf[4096];
+  std::size_t n;
+  while ((n = std::fread(buf, 1, sizeof(buf), f)) > 0) r.output.append(buf, n);
+  const int st = ::pclose(f);
+  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  return r;
+}
+
+TEST(LosdConfig, CheckConfigNamesTheKeyAndLine) {
+  char dir[] = "/tmp/losd-check-XXXXXX";
+  ASSERT_TRUE(::mkdtemp(dir));
+  const std::string path = std::string(dir) + "/losd.yaml";
+  auto check = [&](const std::string& text) {
+    std::ofstream(path) << text;
+    return run_command(kLosd + " --check-config --config " + path);
+  };
+  CommandResult r = check("default_policy: easy\npartitions:\n  batch:\n    policy: conservative\n");
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("partition batch: conservative"), std::string::npos) << r.output;
+
+  r = check("default_policy: easy\nlimits:\n  max_query_clientz: 5\n");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.output.find(path + ":3: limits.max_query_clientz: unknown key"), std::string::npos) << r.output;
+
+  r = check("limits:\n  max_query_clients: lots\n");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.output.find(":2: limits.max_query_clients: 'lots' is not an integer"), std::string::npos) << r.output;
+
+  r = check("partitions:\n  batch:\n    parameters:\n      k: 2\n");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.output.find(":3: partitions.batch.policy: missing required key"), std::string::npos) << r.output;
+
+  r = check("default_policy: \"depth:k=0:q=1\"\n");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.output.find(":1: default_policy:"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("'q'"), std::string::npos) << r.output;
+
+  r = check("plugin_socket:\n  mode: \"0999\"\n");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.output.find(":2: plugin_socket.mode:"), std::string::npos) << r.output;
+
+  r = check("query_socket:\n  path: /run/los/plugin.sock\n");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.output.find("must differ"), std::string::npos) << r.output;
+
+  r = check("plugin_socket:\n  allowed_users: [slurm-user-that-does-not-exist]\n");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.output.find(":2: plugin_socket.allowed_users[0]: no such user"), std::string::npos) << r.output;
+
+  r = check("partitions:\n  gpu:\n    policy: \"depth:k=2\"\n    parameters:\n      k: 3\n");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.output.find("not both"), std::string::npos) << r.output;
+
+  r = check("");  // empty: every default
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("default policy easy"), std::string::npos) << r.output;
+
+  r = run_command(kLosd + " --check-config --config " + std::string(dir) + "/missing.yaml");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.output.find("missing.yaml: cannot read"), std::string::npos) << r.output;
+
+  r = run_command(kLosd + " --frobnicate");
+  EXPECT_EQ(r.status, 2);
+
+  // The shipped example is valid.
+  const auto example = std::filesystem::path(__FILE__).parent_path() / ".." / ".." / "conf" / "losd.yaml";
+  r = run_command(kLosd + " --check-config --config " + example.string());
+  EXPECT_EQ(r.status, 0) << r.output;
+  std::filesystem::remove_all(dir);
+}
+
+TEST(Losctl, StatusPlanStartsAndSetPolicy) {
+  test::LosdProcess losd(kLosd, "default_policy: easy\n");
+  Client plugin(losd.plugin_socket());
+  plugin.hello("plugin", "", "24.05.1");
+  plugin.request(protocol::encode(busy_snapshot(1, 10000)));
+  const std::string ctl = std::string(LOS_BIN_DIR) + "/losctl --socket " + losd.query_socket() + " --admin-socket " +
+                          losd.admin_socket() + " ";
+
+  CommandResult r = run_command(ctl + "status");
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("plugin: connected, Slurm 24.05.1"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("batch"), std::string::npos) << r.output;
+
+  r = run_command(ctl + "policies");
+  EXPECT_EQ(r.output, "batch easy\ndebug easy\n");
+
+  r = run_command(ctl + "plan batch");
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("RESERVATIONS"), std::string::npos) << r.output;
+
+  r = run_command(ctl + "starts batch --user 1001");
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("reserved"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find(" 1000 "), std::string::npos) << "filtered by user: " << r.output;
+
+  r = run_command(ctl + "set-policy batch conservative");
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_EQ(run_command(ctl + "policies").output, "batch conservative\ndebug easy\n");
+
+  r = run_command(ctl + "set-policy batch frobnicate");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.output.find("unknown policy 'frobnicate'"), std::string::npos) << r.output;
+
+  r = run_command(ctl + "plan nosuch");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.output.find("no partition 'nosuch'"), std::string::npos) << r.output;
+
+  // Pointed at the query socket, set-policy is refused.
+  r = run_command(std::string(LOS_BIN_DIR) + "/losctl --admin-socket " + losd.query_socket() + " set-policy batch fcfs");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.output.find("not allowed on the query socket"), std::string::npos) << r.output;
+
+  EXPECT_EQ(run_command(std::string(LOS_BIN_DIR) + "/losctl bogus").status, 2);
+  EXPECT_EQ(run_command(std::string(LOS_BIN_DIR) + "/losctl --socket /nonexistent/q.sock status").status, 3);
+}
+
+// ---- operations --------------------------------------------------------------
+
+TEST(LosdOperations, NotifiesSystemdOfReadyReloadingAndStopping) {
+  char dir[] = "/tmp/losd-notify-XXXXXX";
+  ASSERT_TRUE(::mkdtemp(dir));
+  const std::string path = std::string(dir) + "/notify.sock";
+  const int fd = ::socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  std::strcpy(addr.sun_path, path.c_str());
+  ASSERT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
+  std::string received;
+  auto drain = [&](const std::string& until) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (received.find(until) == std::string::npos && std::chrono::steady_clock::now() < deadline) {
+      pollfd p{fd, POLLIN, 0};
+      if (::poll(&p, 1, 50) > 0) {
+        char buf[512];
+        const ssize_t n = ::recv(fd, buf, sizeof(buf), 0);
+        if (n > 0) received.append(buf, static_cast<std::size_t>(n)).append("\n");
+      }
+    }
+    return received.find(until) != std::string::npos;
+  };
+  {
+    test::LosdProcess losd(kLosd, "default_policy: easy\n", path);
+    EXPECT_TRUE(drain("READY=1")) << received;
+    losd.signal(SIGHUP);
+    EXPECT_TRUE(drain("RELOADING=1")) << received;
+    EXPECT_EQ(losd.stop(), 0);
+    EXPECT_TRUE(drain("STOPPING=1")) << received;
+    // The socket files are gone after a clean stop.
+    EXPECT_FALSE(std::filesystem::exists(losd.plugin_socket()));
+  }
+  ::close(fd);
+  std::filesystem::remove_all(dir);
+}
+
+TEST(LosdOperations, SocketModesAndPeerCredentialsAreLogged) {
+  test::LosdProcess losd(kLosd, "default_policy: easy\n");
+  struct stat st{};
+  ASSERT_EQ(::stat(losd.plugin_socket().c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0600u);
+  ASSERT_EQ(::stat(losd.admin_socket().c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0600u);
+  ASSERT_EQ(::stat(losd.query_socket().c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0666u);
+  Client plugin(losd.plugin_socket());
+  plugin.hello("plugin");
+  EXPECT_TRUE(losd.wait_for_log("uid " + std::to_string(::geteuid()))) << losd.log();
+  // A second daemon on the same sockets refuses to start.
+  CommandResult r = run_command(kLosd + " --config " + losd.config_path());
+  EXPECT_EQ(r.status, 3);
+  EXPECT_NE(r.output.find("another process is serving this socket"), std::string::npos) << r.output;
+  EXPECT_TRUE(losd.alive());
+}
+
+// Connects as `uid` (a forked child that drops to it) and returns what
+// happened: 0 handshake accepted, 1 refused with NOT_ALLOWED, 2 anything else.
+int handshake_as(uid_t uid, const std::string& socket) {
+  const pid_t child = ::fork();
+  if (child == 0) {
+    if (::setgid(65534) != 0 || ::setuid(uid) != 0) ::_exit(3);
+    try {
+      Client c(socket);
+      c.hello("intruder");
+      ::_exit(0);
+    } catch (const protocol::RemoteError& e) {
+      ::_exit(e.code() == LOS_ERR_NOT_ALLOWED ? 1 : 2);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "handshake as uid %u: %s\n", static_cast<unsigned>(uid), e.what());
+      ::_exit(2);
+    }
+  }
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+TEST(LosdOperations, PeerUidIsCheckedOnThePluginAndAdminSockets) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root to connect as another uid";
+  // Plugin socket open to everyone, so only the uid check stands in the way.
+  test::LosdProcess losd(kLosd,
+                         "plugin_socket:\n  path: @DIR@/plugin.sock\n  mode: \"0666\"\n  allowed_users: [65534]\n"
+                         "admin_socket:\n  path: @DIR@/admin.sock\n  mode: \"0666\"\n"
+                         "default_policy: easy\n");
+  // mkdtemp made the directory 0700: let the other uids reach the sockets.
+  std::filesystem::permissions(std::filesystem::path(losd.plugin_socket()).parent_path(),
+                               std::filesystem::perms::owner_all | std::filesystem::perms::group_exec |
+                                   std::filesystem::perms::others_exec);
+  EXPECT_EQ(handshake_as(65534, losd.plugin_socket()), 0) << losd.log();  // listed
+  EXPECT_EQ(handshake_as(65533, losd.plugin_socket()), 1) << losd.log();  // not listed
+  EXPECT_EQ(handshake_as(65534, losd.admin_socket()), 1) << losd.log();   // admin: root and losd's user only
+  EXPECT_EQ(handshake_as(65533, losd.query_socket()), 0) << losd.log();   // query: anyone
+  EXPECT_TRUE(losd.wait_for_log("connection refused: uid not allowed")) << losd.log();
+  EXPECT_NE(losd.log().find("uid 65533"), std::string::npos) << losd.log();
+}
+
+TEST(LosdOperations, SystemdUnitVerifiesClean) {
+  if (run_command("command -v systemd-analyze").status != 0) GTEST_SKIP() << "systemd-analyze not installed";
+  const auto unit = std::filesystem::path(__FILE__).parent_path() / ".." / ".." / "systemd" / "losd.service";
+  std::ifstream in(unit);
+  ASSERT_TRUE(in) << unit;
+  std::stringstream text;
+  text << in.rdbuf();
+  std::string body = text.str();
+  for (const char* must : {"Type=notify", "RuntimeDirectory=los", "NoNewPrivileges=yes", "ProtectSystem=strict",
+                           "ProtectHome=yes", "PrivateTmp=yes", "ExecReload=/bin/kill -HUP $MAINPID"}) {
+    EXPECT_NE(body.find(must), std::string::npos) << must;
+  }
+  // verify checks that ExecStart exists: point it at the binary just built.
+  for (std::size_t at = body.find("/usr/sbin/losd"); at != std::string::npos; at = body.find("/usr/sbin/losd", at)) {
+    body.replace(at, 14, kLosd);
+    at += kLosd.size();
+  }
+  char dir[] = "/tmp/losd-unit-XXXXXX";
+  ASSERT_TRUE(::mkdtemp(dir));
+  const std::string copy = std::string(dir) + "/losd.service";
+  std::ofstream(copy) << body;
+  const CommandResult r = run_command("systemd-analyze verify " + copy);
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_EQ(r.output, "") << "systemd-analyze verify is not clean";
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace los
