@@ -1,9 +1,11 @@
 #include "policy/registry.hpp"
 
 #include "policies/backfilling.hpp"
+#include "policies/bf_fair.hpp"
 #include "policies/fcfs.hpp"
-#include "policies/los.hpp"
 #include "policies/gang.hpp"
+#include "policies/los.hpp"
+#include "policies/tabu.hpp"
 
 namespace los {
 namespace {
@@ -44,6 +46,14 @@ const std::vector<PolicyInfo>& policy_catalog() {
       {"mbgs", "gang scheduling with backfilling and migration",
        "mpl=5; slice=200; cs=0; charge_start=true; plan=keep (as bgs); c=10; q=64; migrate_idle=false (as mgs)",
        make_mbgs},
+      {"bf-fair", "backfilling without reservations, users with the highest normalized wait (finished jobs) first",
+       "", make_bf_fair},
+      {"tabu", "conservative backfilling whose plan is improved by tabu search on slowdown, wait, response and user "
+       "fairness (Klusacek & Rudova)",
+       "safe=false never move a job past its first reservation; period=300 seconds between searches (0: never); "
+       "budget=2 iterations per waiting job; tabu=10 tabu list length; seed=1 random seed; time-limit=2 wall-clock "
+       "seconds per search, live partitions only (0: none)",
+       make_tabu},
   };
   return catalog;
 }

@@ -1,6 +1,7 @@
 // los-sim: runs LOS's scheduling policies on a workload and reports how they did.
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -52,12 +53,17 @@ OPTIONS
     --skip N             Drop the first N jobs (default: 0).
     --jobs N             Keep N jobs after --skip (default: all).
     --no-kill            Let jobs run past their estimate (default: killed at it).
+    --perfect-estimates  Set every estimate to the job's run time (at least 1 s),
+                         as the fairness paper does (default: the trace's).
     --bsld-tau S         Bounded-slowdown threshold in seconds (default: 10).
     --batches B          Batches for the confidence intervals (default: 20).
     --format F           table (default) or json: an array with one object per policy.
     --schedule-out FILE  Write each simulated schedule as SWF (wait filled in);
                          with several policies FILE gets the policy name before
                          its extension.
+    --user-stats FILE    Write per-user fairness as CSV: policy,user,jobs,nuwt
+                         (NUWT = total wait / max(1, total run time x size)),
+                         one row per user and policy (default: none).
     --check              Run the invariant checker; exit 3 on any violation.
     --quiet              No warnings or progress on stderr.
     --list-policies      List policies and their parameters, then exit.
@@ -81,6 +87,8 @@ struct Options {
   std::size_t skip = 0;
   std::size_t jobs = 0;
   bool kill = true;
+  bool perfect_estimates = false;
+  std::string user_stats;
   double bsld_tau = 10;
   std::size_t batches = 20;
   std::string format = "table";
@@ -116,6 +124,10 @@ Options parse_args(int argc, char** argv) {
       o.jobs = static_cast<std::size_t>(los::parse_integer(a, value(), 1, 1LL << 40));
     } else if (a == "--no-kill") {
       o.kill = false;
+    } else if (a == "--perfect-estimates") {
+      o.perfect_estimates = true;
+    } else if (a == "--user-stats") {
+      o.user_stats = value();
     } else if (a == "--bsld-tau") {
       o.bsld_tau = los::parse_number(a, value(), 0, 1e9);
     } else if (a == "--batches") {
@@ -202,6 +214,19 @@ void write_schedule(const std::string& path, const los::SimResult& r, const los:
   if (!out) throw los::WorkloadError(path + ": write failed");
 }
 
+void write_user_stats(const std::string& path, const std::vector<los::SimResult>& results) {
+  std::ofstream out(path);
+  if (!out) throw los::WorkloadError(path + ": cannot write the user statistics");
+  out << "policy,user,jobs,nuwt\n";
+  out.precision(10);
+  for (const los::SimResult& r : results) {
+    for (const los::UserFairness& u : los::user_fairness(r)) {
+      out << r.policy << ',' << u.user << ',' << u.jobs << ',' << u.nuwt << '\n';
+    }
+  }
+  if (!out) throw los::WorkloadError(path + ": write failed");
+}
+
 // A workload from an SWF file, or drawn from a model when written
 // "model:MODEL[:KEY=VALUE]..." (docs/workload-models.md); --nodes is the
 // model's machine size unless the spec sets nodes=.
@@ -237,6 +262,9 @@ int run(const Options& o) {
   }
   los::cut_window(w, o.skip, o.jobs);
   if (w.jobs.empty()) throw los::WorkloadError(o.workload + ": no jobs left to simulate");
+  if (o.perfect_estimates) {
+    for (los::Job& j : w.jobs) j.estimate = std::max<los::Time>(j.runtime, 1);
+  }
   if (o.runtime_scale != 1) los::scale_runtimes(w, o.runtime_scale);
   if (o.load > 0) los::scale_to_load(w, o.load, o.kill);
 
@@ -268,6 +296,7 @@ int run(const Options& o) {
     if (!o.schedule_out.empty()) write_schedule(schedule_path(o.schedule_out, r.policy, specs.size() > 1), r, w);
     results.push_back(std::move(r));
   }
+  if (!o.user_stats.empty()) write_user_stats(o.user_stats, results);
   const std::vector<los::PolicyReport> reports = los::build_reports(results, o.bsld_tau, o.batches);
   if (o.format == "json") {
     los::print_json(std::cout, info, reports);

@@ -1,0 +1,10 @@
+set terminal svg size 860,480 dynamic font 'sans,12'
+set output 'SDSC-SP2-nuwt-cdf.svg'
+set title 'SDSC-SP2: per-user normalized wait (users with >= 2 jobs), perfect estimates'
+set xlabel 'NUWT (total wait / total run time x size)'
+set ylabel 'fraction of users with NUWT <= x'
+set xrange [0:10.0]
+set yrange [0:1]
+set key outside right top
+set grid
+plot 'SDSC-SP2-nuwt-cdf.dat' index 0 with steps lw 2 title 'fcfs', 'SDSC-SP2-nuwt-cdf.dat' index 1 with steps lw 2 title 'aggressive', 'SDSC-SP2-nuwt-cdf.dat' index 2 with steps lw 2 title 'easy', 'SDSC-SP2-nuwt-cdf.dat' index 3 with steps lw 2 title 'conservative', 'SDSC-SP2-nuwt-cdf.dat' index 4 with steps lw 2 title 'bf-fair', 'SDSC-SP2-nuwt-cdf.dat' index 5 with steps lw 2 title 'tabu', 'SDSC-SP2-nuwt-cdf.dat' index 6 with steps lw 2 dt 2 title 'tabu:safe'

@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# Regenerates docs/results/fairness-tabu.md and its NUWT CDF plots
+# (docs/results/fairness-tabu/*.svg): the fairness paper's comparison
+# (Klusacek & Rudova; spec ../shared/specs/fairness-tabu.md) of
+#   fcfs aggressive easy conservative bf-fair tabu tabu:safe
+# on SDSC-SP2, KTH-SP2, HPC2N and SDSC-BLUE, perfect estimates (estimate :=
+# run time), bounded-slowdown threshold 1 s, as in the paper; on the first
+# 20,000 jobs of each trace (LOS_SKIP, LOS_WINDOW to change; LOS_WINDOW=0 is
+# the whole trace). Whole traces take too long for tabu:safe on the shared
+# machine: its search finds almost nothing to accept with perfect estimates
+# and undoes every move, on the longest queues.
+# A second set runs conservative, tabu and tabu:safe with the traces' own
+# estimates on KTH-SP2 and SDSC-SP2 (same windows), to show what safe mode costs when early
+# completions leave room to move jobs.
+#
+# Usage: scripts/results/fairness-tabu.sh [BUILD_DIR]   (default: build)
+# Needs: a built los-sim, python3, gnuplot, the shared traces in
+# ../shared/traces (or LOS_TRACES=DIR). Runs LOS_JOBS (default 2) simulations
+# at once, under nice, every one with the invariant checker (--check). Each
+# simulation is one policy on one trace; the longest (tabu:safe on SDSC-SP2)
+# takes a few minutes on the shared 2-core machine, the whole set about a
+# quarter of an hour.
+set -euo pipefail
+
+root="$(cd "$(dirname "$0")/../.." && pwd)"
+build="${1:-$root/build}"
+sim="$build/bin/los-sim"
+traces="${LOS_TRACES:-$root/../shared/traces}"
+jobs="${LOS_JOBS:-2}"
+skip="${LOS_SKIP:-0}"
+window="${LOS_WINDOW:-20000}"
+out="$root/docs/results/fairness-tabu"
+data="$out/data"
+
+[[ -x "$sim" ]] || { echo "fairness-tabu.sh: $sim not found: build first (cmake --build $build)" >&2; exit 1; }
+command -v gnuplot >/dev/null || { echo "fairness-tabu.sh: gnuplot not found" >&2; exit 1; }
+command -v python3 >/dev/null || { echo "fairness-tabu.sh: python3 not found" >&2; exit 1; }
+declare -A trace_file=([SDSC-SP2]=SDSC-SP2-1998-4.2-cln.swf.gz [KTH-SP2]=KTH-SP2-1996-2.1-cln.swf.gz
+                       [HPC2N]=HPC2N-2002-2.2-cln.swf.gz [SDSC-BLUE]=SDSC-BLUE-2000-4.2-cln.swf.gz)
+for t in "${!trace_file[@]}"; do
+  [[ -f "$traces/${trace_file[$t]}" ]] || { echo "fairness-tabu.sh: missing trace $traces/${trace_file[$t]}" >&2; exit 1; }
+done
+
+policies="fcfs aggressive easy conservative bf-fair tabu tabu:safe"
+
+mkdir -p "$data"
+rm -f "$data"/*.json "$data"/*.csv
+tasks=()
+# The slowest first, so the two slots stay busy to the end.
+for p in tabu:safe tabu; do
+  for t in SDSC-BLUE SDSC-SP2 HPC2N KTH-SP2; do tasks+=("$t perfect $p"); done
+done
+for t in SDSC-SP2 KTH-SP2; do
+  for p in tabu:safe tabu conservative; do tasks+=("$t trace $p"); done
+done
+for t in SDSC-BLUE SDSC-SP2 HPC2N KTH-SP2; do
+  for p in $policies; do
+    [[ $p == tabu || $p == tabu:safe ]] || tasks+=("$t perfect $p")
+  done
+done
+
+run_one() {
+  local t="$1" est="$2" p="$3"
+  local name="$t-$est-${p//:/_}" flags=(--quiet --check --bsld-tau 1 --format json --skip "$skip")
+  [[ $window == 0 ]] || flags+=(--jobs "$window")
+  [[ $est == perfect ]] && flags+=(--perfect-estimates)
+  nice "$sim" "${flags[@]}" --policy "$p" --user-stats "$data/$name.csv.tmp" "$traces/${trace_file[$t]}" \
+    > "$data/$name.json.tmp"
+  mv "$data/$name.csv.tmp" "$data/$name.csv"
+  mv "$data/$name.json.tmp" "$data/$name.json"
+  echo "fairness-tabu.sh: $name done"
+}
+export -f run_one
+export sim traces data skip window
+export trace_SDSC_SP2="${trace_file[SDSC-SP2]}" trace_KTH_SP2="${trace_file[KTH-SP2]}" \
+       trace_HPC2N="${trace_file[HPC2N]}" trace_SDSC_BLUE="${trace_file[SDSC-BLUE]}"
+printf '%s\n' "${tasks[@]}" | xargs -P "$jobs" -L 1 bash -c '
+  declare -A trace_file=([SDSC-SP2]=$trace_SDSC_SP2 [KTH-SP2]=$trace_KTH_SP2 [HPC2N]=$trace_HPC2N [SDSC-BLUE]=$trace_SDSC_BLUE)
+  run_one "$0" "$1" "$2"'
+
+python3 "$root/scripts/results/fairness_tabu_report.py" "$data" "$out" "$root/docs/results/fairness-tabu.md" \
+  "$(cd "$root" && git rev-parse --short HEAD 2>/dev/null || echo unknown)" "$(uname -srm); $(nproc) cores" \
+  "$skip" "$window"
+for g in "$out"/*.gp; do (cd "$out" && gnuplot "$(basename "$g")"); done
+echo "fairness-tabu.sh: wrote docs/results/fairness-tabu.md and $(ls "$out"/*.svg | wc -l) plots"

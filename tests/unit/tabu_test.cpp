@@ -1,0 +1,445 @@
+// Tabu search on the conservative plan, and BF-FAIR: hand-computed plans and
+// criteria, the move and its undo, safe mode's promise, and the invariant
+// checker on every shared trace.
+#include "policies/tabu.hpp"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <random>
+#include <unordered_map>
+
+#include "metrics/summary.hpp"
+#include "policies/bf_fair.hpp"
+#include "policy/registry.hpp"
+#include "sim/invariants.hpp"
+#include "test_support.hpp"
+#include "workload/swf.hpp"
+#include "workload/transform.hpp"
+
+namespace los {
+namespace {
+
+using test::job;
+
+using Starts = std::vector<std::pair<JobId, Time>>;
+
+// The plan's reservations in order of start.
+Starts starts(const TabuPlan& plan) {
+  Starts out;
+  for (const PlannedStart& p : plan.starts()) out.push_back({p.job, p.start});
+  return out;
+}
+
+Time start_in(const TabuPlan& plan, JobId id) {
+  const TabuPlan::Entry* e = plan.find(id);
+  return e ? e->start : -1;
+}
+
+// ---------------------------------------------------------------------------
+// The objective function (SELECTBETTER)
+
+TEST(TabuObjective, SumOfRelativeImprovements) {
+  const TabuCriteria a{100, 200, 4, 2};
+  const TabuCriteria b{50, 150, 2, 3};
+  // bsd (4-2)/4 + wait (100-50)/100 + response (200-150)/200 + F (2-3)/2
+  EXPECT_DOUBLE_EQ(tabu_improvement(a, b), 0.5 + 0.5 + 0.25 - 0.5);
+  // The other way round: each term against b's values.
+  EXPECT_DOUBLE_EQ(tabu_improvement(b, a), (2.0 - 4) / 2 + (50.0 - 100) / 50 + (150.0 - 200) / 150 + (3.0 - 2) / 3);
+}
+
+TEST(TabuObjective, EqualPlansScoreZeroAndAreNotAccepted) {
+  const TabuCriteria a{0, 0, 1, 0};
+  EXPECT_EQ(tabu_improvement(a, a), 0.0);
+  const TabuCriteria c{12.5, 22.5, 3.125, 0.88};
+  EXPECT_EQ(tabu_improvement(c, c), 0.0);
+}
+
+TEST(TabuObjective, ZeroDenominatorGuards) {
+  // Wait 0 now: any wait in the candidate is divided by 1e-13, a veto.
+  EXPECT_DOUBLE_EQ(tabu_improvement({0, 10, 1, 1}, {5, 10, 1, 0}), -5 / 1e-13 + 1.0);
+  // Response and F the same way.
+  EXPECT_DOUBLE_EQ(tabu_improvement({1, 0, 1, 1}, {1, 2, 1, 1}), -2 / 1e-13);
+  EXPECT_DOUBLE_EQ(tabu_improvement({1, 1, 1, 0}, {1, 1, 1, 1e-14}), -0.1);
+  // Slowdown is floored at 1 in the denominator: (0.5 - 0.25) / 1.
+  EXPECT_DOUBLE_EQ(tabu_improvement({1, 1, 0.5, 1}, {1, 1, 0.25, 1}), 0.25);
+  // A criterion at 0 in both plans contributes nothing.
+  EXPECT_DOUBLE_EQ(tabu_improvement({0, 4, 2, 0}, {0, 2, 2, 0}), 0.5);
+}
+
+// ---------------------------------------------------------------------------
+// Insertion, compression, re-insertion on a hand-computed plan.
+//
+// 4 units at t = 0; R (2 units) runs until 10. Inserted in order:
+//   A 4 units x 5   -> 10  (needs the whole machine: after R)
+//   B 2 units x 10  ->  0  (backfills beside R, ends with it)
+//   C 3 units x 5   -> 15  (after A)
+//   D 1 unit  x 20  -> 15  (beside C, then alone)
+class TabuHandPlan : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    plan = TabuPlan(4, 0);
+    plan.add_running(job(9, 0, 2, 10, 10, 4), 0, 10);
+    EXPECT_EQ(plan.insert(job(1, 0, 4, 5, 5, 1), 0), 10);
+    EXPECT_EQ(plan.insert(job(2, 0, 2, 10, 10, 2), 0), 0);
+    EXPECT_EQ(plan.insert(job(3, 0, 3, 5, 5, 1), 0), 15);
+    EXPECT_EQ(plan.insert(job(4, 0, 1, 20, 20, 3), 0), 15);
+    ASSERT_TRUE(plan.consistent());
+  }
+  TabuPlan plan;
+};
+
+TEST_F(TabuHandPlan, InsertionTakesTheEarliestGap) {
+  EXPECT_EQ(starts(plan), (Starts{{2, 0}, {1, 10}, {3, 15}, {4, 15}}));
+  // Free units: [0,15) 0, [15,20) 0, [20,35) 3, then 4 (adjacent equal segments merge).
+  EXPECT_EQ(plan.profile().slots(),
+            (std::vector<AvailabilitySlot>{{0, 20, 0}, {20, 35, 3}, {35, kTimeInfinity, 4}}));
+}
+
+TEST_F(TabuHandPlan, RemovalThenCompressionMovesLaterJobsEarlier) {
+  ASSERT_TRUE(plan.remove(1));
+  plan.compress(0, 10);
+  // C fits in [10, 15) once A is gone; then D fits beside it from 10.
+  EXPECT_EQ(start_in(plan, 3), 10);
+  EXPECT_EQ(start_in(plan, 4), 10);
+  EXPECT_EQ(start_in(plan, 2), 0);
+  // Re-insertion of A: the machine is whole only after D ends at 30.
+  EXPECT_EQ(plan.insert(job(1, 0, 4, 5, 5, 1), 0), 30);
+  EXPECT_TRUE(plan.consistent());
+}
+
+TEST_F(TabuHandPlan, CriteriaMatchHandValues) {
+  // Waits B 0, A 10, C 15, D 15; durations 10, 5, 5, 20.
+  const TabuCriteria c = plan.criteria();
+  EXPECT_DOUBLE_EQ(c.wait, 40.0 / 4);
+  EXPECT_DOUBLE_EQ(c.response, 80.0 / 4);
+  // (S + p - r) / p: 10/10, 15/5, 20/5, 35/20
+  EXPECT_DOUBLE_EQ(c.bsd, (1 + 3 + 4 + 1.75) / 4);
+  // NUWT: user 1 (A, C) 25 / (20 + 15); user 2 (B) 0 / 20; user 3 (D) 15 / 20; user 4 (R) 0 / 20.
+  const double n[] = {25.0 / 35, 0, 0.75, 0};
+  const double mean = (n[0] + n[1] + n[2] + n[3]) / 4;
+  double f = 0;
+  for (double x : n) f += (mean - x) * (mean - x);
+  EXPECT_NEAR(c.fairness, f, 1e-12);
+}
+
+TEST_F(TabuHandPlan, WorseningMoveIsUndoneExactly) {
+  // Moving A: C and D gain 5 each, A loses 20; slowdown, wait, response and
+  // F all get worse, so the move is rejected and the plan is as before.
+  const std::vector<AvailabilitySlot> before = plan.profile().slots();
+  plan.prepare();
+  EXPECT_EQ(plan.try_move(1, 0, false), TabuPlan::MoveResult::Rejected);
+  EXPECT_EQ(starts(plan), (Starts{{2, 0}, {1, 10}, {3, 15}, {4, 15}}));
+  EXPECT_EQ(plan.profile().slots(), before);
+  EXPECT_TRUE(plan.consistent());
+  // A move that changes nothing scores 0 and is rejected too.
+  EXPECT_EQ(plan.try_move(4, 0, false), TabuPlan::MoveResult::Rejected);
+  EXPECT_EQ(start_in(plan, 4), 15);
+}
+
+// 4 units; R (all 4) runs until 10. A (4 x 100) is planned at 10, B and C
+// (4 x 1 each) behind it at 110 and 111. Moving A after them is the tabu
+// move conservative backfilling cannot make.
+TabuPlan long_job_first() {
+  TabuPlan plan(4, 0);
+  plan.add_running(job(9, 0, 4, 10, 10, 3), 0, 10);
+  EXPECT_EQ(plan.insert(job(1, 0, 4, 100, 100, 1), 0), 10);
+  EXPECT_EQ(plan.insert(job(2, 0, 4, 1, 1, 2), 0), 110);
+  EXPECT_EQ(plan.insert(job(3, 0, 4, 1, 1, 2), 0), 111);
+  return plan;
+}
+
+TEST(TabuMove, ImprovingMoveIsKept) {
+  TabuPlan plan = long_job_first();
+  plan.prepare();
+  EXPECT_DOUBLE_EQ(plan.current().wait, (10 + 110 + 111) / 3.0);
+  EXPECT_EQ(plan.try_move(1, 0, false), TabuPlan::MoveResult::Kept);
+  // Removal compresses B to 10 and C to 11; A re-enters after them at 12.
+  EXPECT_EQ(starts(plan), (Starts{{2, 10}, {3, 11}, {1, 12}}));
+  EXPECT_TRUE(plan.consistent());
+  // The incrementally updated criteria equal a recount, and the hand values.
+  const TabuCriteria c = plan.criteria();
+  EXPECT_DOUBLE_EQ(plan.current().wait, c.wait);
+  EXPECT_DOUBLE_EQ(c.wait, (12 + 10 + 11) / 3.0);
+  EXPECT_DOUBLE_EQ(c.response, (33 + 102) / 3.0);
+  EXPECT_DOUBLE_EQ(c.bsd, (112.0 / 100 + 11 + 12) / 3);
+  EXPECT_NEAR(plan.current().bsd, c.bsd, 1e-12);
+  EXPECT_NEAR(plan.current().fairness, c.fairness, 1e-12);
+}
+
+TEST(TabuMove, SafeModeRefusesToDelayPastThePromise) {
+  TabuPlan plan = long_job_first();
+  plan.prepare();
+  EXPECT_EQ(plan.find(1)->promise, 10);
+  EXPECT_EQ(plan.try_move(1, 0, true), TabuPlan::MoveResult::Unsafe);
+  EXPECT_EQ(starts(plan), (Starts{{1, 10}, {2, 110}, {3, 111}}));
+  EXPECT_TRUE(plan.consistent());
+}
+
+// Random plans: after every move, kept or undone, the plan is consistent and
+// the incremental criteria equal a recount from scratch.
+TEST(TabuMove, IncrementalCriteriaMatchRecountOnRandomPlans) {
+  std::mt19937_64 rng(7);
+  for (int trial = 0; trial < 20; ++trial) {
+    TabuPlan plan(16, 0);
+    std::uniform_int_distribution<int> size(1, 16), small(1, 2), user(1, 5);
+    std::uniform_int_distribution<Time> dur(1, 50);
+    for (JobId id = 1; id <= 6; ++id) plan.add_running(job(100 + id, 0, small(rng), 60, 60, user(rng)), 0, dur(rng));
+    for (JobId id = 1; id <= 40; ++id) plan.insert(job(id, -dur(rng), size(rng), dur(rng), -1, user(rng)), 0);
+    plan.prepare();
+    int kept = 0;
+    for (int i = 0; i < 100; ++i) {
+      const std::vector<JobId>& movable = plan.movable();
+      const JobId id = movable[std::uniform_int_distribution<std::size_t>(0, movable.size() - 1)(rng)];
+      const bool safe = i % 3 == 0;
+      const TabuPlan::MoveResult r = plan.try_move(id, 0, safe);
+      kept += r == TabuPlan::MoveResult::Kept;
+      if (safe && r == TabuPlan::MoveResult::Kept) {
+        // Compression only moves earlier; safe re-insertion keeps the promise.
+        EXPECT_LE(start_in(plan, id), plan.find(id)->promise);
+      }
+      ASSERT_TRUE(plan.consistent()) << "trial " << trial << " move " << i;
+      const TabuCriteria c = plan.criteria();
+      ASSERT_NEAR(plan.current().wait, c.wait, 1e-9 * std::max(1.0, c.wait));
+      ASSERT_NEAR(plan.current().response, c.response, 1e-9 * std::max(1.0, c.response));
+      ASSERT_NEAR(plan.current().bsd, c.bsd, 1e-9 * c.bsd);
+      ASSERT_NEAR(plan.current().fairness, c.fairness, 1e-9 * std::max(1.0, c.fairness));
+    }
+    EXPECT_GT(kept, 0) << "trial " << trial;
+  }
+}
+
+TEST(TabuSearch, EveryJobTabuEmptiesTheListAndSpendsTheIteration) {
+  TabuPlan plan = long_job_first();
+  std::mt19937_64 rng(1);
+  TabuSearchStats stats;
+  // 3 movable jobs, tabu list of 10: iterations 1-3 pick each job once, the
+  // 4th finds all tabu and only empties the list.
+  plan.search(0, 4, 10, false, rng, std::chrono::steady_clock::time_point::max(), stats);
+  EXPECT_EQ(stats.iterations, 4);
+  EXPECT_GE(stats.accepted, 1);
+  EXPECT_TRUE(plan.consistent());
+}
+
+// ---------------------------------------------------------------------------
+// The policy in the simulator.
+
+Workload perfect_window(const std::string& file, std::size_t skip, std::size_t jobs) {
+  Workload w = read_swf(file);
+  cut_window(w, skip, jobs);
+  for (Job& j : w.jobs) j.estimate = std::max<Time>(j.runtime, 1);
+  return w;
+}
+
+TEST(TabuPolicy, SpecAndName) {
+  EXPECT_EQ(make_policy("tabu")->name(), "tabu");
+  EXPECT_EQ(make_policy("tabu:safe")->name(), "tabu:safe");
+  EXPECT_EQ(make_policy("tabu:seed=3:period=600:safe")->name(), "tabu:period=600:safe:seed=3");
+  EXPECT_THROW(make_policy("tabu:nonsense=1"), PolicySpecError);
+  EXPECT_THROW(make_policy("tabu:period=-1"), PolicySpecError);
+  EXPECT_EQ(make_policy("bf-fair")->name(), "bf-fair");
+}
+
+TEST(TabuPolicy, HandScheduleMovesTheLongJobBack) {
+  // The long_job_first plan as a workload: the search at t = 300 moves A
+  // behind B and C; conservative keeps A first.
+  const Workload w = test::workload(4, {job(9, 0, 4, 400, 400, 3), job(1, 1, 4, 1000, 1000, 1),
+                                        job(2, 2, 4, 10, 10, 2), job(3, 3, 4, 10, 10, 2)});
+  const SimResult cons = test::run(w, "conservative");
+  EXPECT_EQ(test::start_of(cons, 1), 400);
+  EXPECT_EQ(test::start_of(cons, 2), 1400);
+  const SimResult tabu = test::run(w, "tabu");
+  EXPECT_EQ(test::start_of(tabu, 2), 400);
+  EXPECT_EQ(test::start_of(tabu, 3), 410);
+  EXPECT_EQ(test::start_of(tabu, 1), 420);
+  // Safe mode may not move A past its promise (400).
+  const SimResult safe = test::run(w, "tabu:safe");
+  EXPECT_EQ(test::start_of(safe, 1), 400);
+}
+
+// The wall-clock cap applies to live partitions only; a simulation always
+// runs its whole iteration budget.
+TEST(TabuPolicy, TimeLimitAppliesLiveOnly) {
+  auto snapshot = [](const std::string& partition) {
+    Snapshot s;
+    s.partition = partition;
+    s.now = 300;  // the first search is due
+    s.total_units = 16;
+    s.free_units = 0;
+    RunningJob r;
+    r.job = job(1000, 0, 16, 1000, 1000, 1);
+    r.start = 0;
+    s.running.push_back(r);
+    std::mt19937_64 rng(3);
+    for (JobId id = 1; id <= 200; ++id) {
+      s.queue.push_back(job(id, id, std::uniform_int_distribution<int>(1, 16)(rng),
+                            std::uniform_int_distribution<Time>(10, 5000)(rng), -1, static_cast<int>(id % 7)));
+    }
+    return s;
+  };
+  for (const std::string partition : {"", "live"}) {
+    PolicyPtr p = make_policy("tabu:time-limit=0.000001");
+    p->step(snapshot(partition));
+    const TabuSearchStats& stats = dynamic_cast<const TabuPolicy&>(*p).stats();
+    EXPECT_EQ(stats.searches, 1);
+    if (partition.empty()) {
+      EXPECT_EQ(stats.iterations, 400);  // 2 x 200 waiting jobs
+    } else {
+      EXPECT_LT(stats.iterations, 400);  // 400 iterations cannot fit in a microsecond
+    }
+    EXPECT_TRUE(dynamic_cast<const TabuPolicy&>(*p).tabu_plan().consistent());
+  }
+}
+
+TEST(TabuPolicy, WithoutSearchItIsConservativeBackfilling) {
+  const std::string file = test::shared_trace("KTH-SP2-1996-2.1-cln.swf.gz");
+  if (file.empty()) GTEST_SKIP() << "shared traces absent";
+  const Workload w = perfect_window(file, 2000, 3000);
+  const SimResult cons = test::run(w, "conservative");
+  const SimResult tabu = test::run(w, "tabu:period=0");
+  for (std::size_t i = 0; i < w.jobs.size(); ++i) ASSERT_EQ(cons.jobs[i].start, tabu.jobs[i].start) << "job " << w.jobs[i].id;
+}
+
+TEST(TabuPolicy, RunsAreReproducibleAndSeedMatters) {
+  const std::string file = test::shared_trace("KTH-SP2-1996-2.1-cln.swf.gz");
+  if (file.empty()) GTEST_SKIP() << "shared traces absent";
+  const Workload w = perfect_window(file, 2000, 2000);
+  const SimResult a = test::run(w, "tabu");
+  const SimResult b = test::run(w, "tabu");
+  const SimResult c = test::run(w, "tabu:seed=2");
+  bool differs = false;
+  for (std::size_t i = 0; i < w.jobs.size(); ++i) {
+    ASSERT_EQ(a.jobs[i].start, b.jobs[i].start);
+    differs = differs || a.jobs[i].start != c.jobs[i].start;
+  }
+  EXPECT_TRUE(differs);
+}
+
+// Records each job's first planned start, whatever the policy calls it.
+class FirstPlanObserver final : public SimObserver {
+ public:
+  void after_step(const Snapshot& snapshot, const StepResult&, const Policy& policy) override {
+    const auto& tabu = dynamic_cast<const TabuPolicy&>(policy);
+    for (const PlannedStart& p : tabu.planned_starts()) {
+      if (p.start < snapshot.now) ++past;
+      first.emplace(p.job, p.start);
+    }
+    if (++steps % 997 == 0) consistent = consistent && tabu.tabu_plan().consistent();
+  }
+  std::unordered_map<JobId, Time> first;
+  std::size_t past = 0;
+  std::size_t steps = 0;
+  bool consistent = true;
+};
+
+std::size_t started_after_first_plan(const SimResult& r, const FirstPlanObserver& o) {
+  std::size_t late = 0;
+  for (const JobOutcome& j : r.jobs) {
+    const auto it = o.first.find(j.job.id);
+    if (it != o.first.end() && j.start > it->second) ++late;
+  }
+  return late;
+}
+
+// With the trace's own estimates jobs end early, compression opens room, and
+// safe mode has moves to make (with perfect estimates it has almost none).
+TEST(TabuPolicy, SafeNeverStartsAJobAfterItsFirstReservation) {
+  const std::string file = test::shared_trace("KTH-SP2-1996-2.1-cln.swf.gz");
+  if (file.empty()) GTEST_SKIP() << "shared traces absent";
+  Workload w = read_swf(file);
+  cut_window(w, 3000, 3000);
+  for (const std::string spec : {"tabu", "tabu:safe"}) {
+    PolicyPtr p = make_policy(spec);
+    FirstPlanObserver plans;
+    const SimResult r = simulate(w, *p, {}, &plans);
+    EXPECT_EQ(plans.past, 0u) << spec << ": a reservation in the past";
+    EXPECT_TRUE(plans.consistent) << spec;
+    const TabuSearchStats& stats = dynamic_cast<const TabuPolicy&>(*p).stats();
+    EXPECT_GT(stats.accepted, 0) << spec;
+    const std::size_t late = started_after_first_plan(r, plans);
+    if (spec == "tabu") {
+      // The check can fail: the unrestricted search does delay jobs.
+      EXPECT_GT(late, 0u);
+    } else {
+      EXPECT_EQ(late, 0u);
+      EXPECT_GT(stats.rejected_unsafe, 0);
+      // And the invariant checker, which reads reservations() as promises, agrees.
+      PolicyPtr again = make_policy(spec);
+      InvariantChecker checker;
+      const SimResult r2 = simulate(w, *again, {}, &checker);
+      EXPECT_EQ(checker.check(r2, true), std::vector<std::string>{});
+      EXPECT_FALSE(checker.first_promises().empty());
+    }
+  }
+}
+
+// Every shared trace under tabu, tabu:safe and bf-fair, with the trace's own
+// estimates (early ends: compression is exercised) and with perfect ones.
+// Windows of 2,000 jobs (skipping the first 1,000): the search costs seconds
+// per thousand jobs on the busiest traces, the whole set would take most of
+// an hour.
+TEST(TabuPolicy, InvariantsHoldOnEverySharedTrace) {
+  const std::vector<std::string> traces = test::shared_traces();
+  if (traces.empty()) GTEST_SKIP() << "shared traces absent";
+  for (const std::string& file : traces) {
+    Workload w = read_swf(file);
+    cut_window(w, 1000, 2000);
+    for (const bool perfect : {false, true}) {
+      if (perfect) {
+        for (Job& j : w.jobs) j.estimate = std::max<Time>(j.runtime, 1);
+      }
+      for (const std::string spec : {"tabu", "tabu:safe", "bf-fair"}) {
+        PolicyPtr p = make_policy(spec);
+        InvariantChecker checker;
+        const SimResult r = simulate(w, *p, {}, &checker);
+        EXPECT_EQ(checker.check(r, true), std::vector<std::string>{})
+            << std::filesystem::path(file).filename() << " " << spec << (perfect ? " perfect" : "");
+      }
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------
+// BF-FAIR
+
+TEST(BfFair, UserWithTheHighestNormalizedWaitGoesFirst) {
+  // 2 units. Job 1 (user 1) runs 0-10 without waiting; job 2 (user 2) waits
+  // 10 s and runs 10-20. Jobs 3 (user 1) and 4 (user 2) arrive at 5, 3 first.
+  // At 20 user 2 has NUWT 10 / 20 = 0.5 and user 1 has 0: job 4 goes first.
+  const Workload w = test::workload(2, {job(1, 0, 2, 10, 10, 1), job(2, 0, 2, 10, 10, 2), job(3, 5, 2, 10, 10, 1),
+                                        job(4, 5, 2, 10, 10, 2)});
+  const SimResult fair = test::run(w, "bf-fair");
+  EXPECT_EQ(test::start_of(fair, 2), 10);  // no finished job has waited yet: queue order
+  EXPECT_EQ(test::start_of(fair, 4), 20);
+  EXPECT_EQ(test::start_of(fair, 3), 30);
+  const SimResult fcfs = test::run(w, "fcfs");
+  EXPECT_EQ(test::start_of(fcfs, 3), 20);
+}
+
+TEST(BfFair, BackfillsWithoutReservations) {
+  // 4 units: job 1 holds 3 until 100; job 2 needs 4 and waits; job 3 (1 unit)
+  // starts at once beside job 1.
+  const Workload w = test::workload(4, {job(1, 0, 3, 100, 100, 1), job(2, 1, 4, 10, 10, 2), job(3, 2, 1, 500, 500, 3)});
+  const SimResult r = test::run(w, "bf-fair");
+  EXPECT_EQ(test::start_of(r, 3), 2);
+  EXPECT_EQ(test::start_of(r, 2), 502);
+}
+
+TEST(BfFair, NuwtFromFinishedJobs) {
+  BfFairPolicy p;
+  Snapshot s;
+  s.total_units = 4;
+  s.free_units = 4;
+  s.now = 0;
+  s.queue = {job(1, 0, 2, 10, 10, 7)};
+  EXPECT_EQ(p.step(s).decisions.size(), 1u);
+  s.queue.clear();
+  s.now = 30;
+  s.events = {{SnapshotEvent::Kind::Ended, 1, 2, 10, 10}};  // started at 10, ran 20 s on 2 units
+  p.step(s);
+  EXPECT_DOUBLE_EQ(p.user_nuwt(7), 10.0 / 40);
+  EXPECT_DOUBLE_EQ(p.user_nuwt(8), 0.0);
+}
+
+}  // namespace
+}  // namespace los
