@@ -19,8 +19,8 @@ packages=(
   prometheus-cpp-dev libsystemd-dev
   # tests and benchmarks (systemd: systemd-analyze verifies systemd/losd.service)
   libgtest-dev libgmock-dev libbenchmark-dev systemd
-  # result plots
-  gnuplot-nox
+  # result plots and reports (scripts/results)
+  gnuplot-nox python3
   # Slurm, for the sched/los plugin and the live-cluster tests; dpkg-dev for
   # `apt-get source` (packaging/slurm-source.sh fetches slurmctld's headers)
   slurm-wlm slurmctld slurmd slurm-client libslurm-dev dpkg-dev

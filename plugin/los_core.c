@@ -287,6 +287,7 @@ int los_decode_decisions(const uint8_t* payload, size_t len, struct los_decision
   struct los_cursor c = {payload, payload + len, 0};
   uint32_t count;
   out->seq = los_get_u64(&c);
+  out->wakeup = los_get_i64(&c);
   count = los_get_u32(&c);
   /* each decision is at least 16 bytes: refuse counts the payload cannot hold */
   if (c.failed || (uint64_t)count * 16u > (uint64_t)(c.end - c.p)) {

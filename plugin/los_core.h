@@ -87,6 +87,7 @@ struct los_decision {
 
 struct los_decisions {
   uint64_t seq;
+  int64_t wakeup; /* send a snapshot no later than this time (epoch s); -1: no timer */
   uint32_t count, cap;
   struct los_decision* items;
 };

@@ -64,6 +64,7 @@ static struct {
   time_t fallback_since;
   time_t seen_job_update, seen_node_update, seen_part_update;
   time_t snapshot_second; /* time() when the last snapshot was taken */
+  time_t wakeup;          /* losd's timer (a time slice ends): cycle by then; 0: none */
 } los = {.mutex = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER};
 
 static const char* params_string(void) { return slurm_conf.sched_params ? slurm_conf.sched_params : ""; }
@@ -383,6 +384,7 @@ static void run_cycle(const struct los_options* o) {
   if (c == 0) {
     if (los_conn_exchange(&los.conn, o, &snap, &dec, err, sizeof err) == 0) by_losd = 1;
   }
+  los.wakeup = by_losd && dec.wakeup >= 0 ? (time_t)dec.wakeup : 0;
   if (!by_losd) {
     if (!los.in_fallback) {
       error("sched/los: losd at %s unusable (%s): scheduling by the '%s' fallback until it answers again",
@@ -500,7 +502,8 @@ static void* los_agent(void* arg) {
     /* A reconnect is due: try it now rather than at the next change, so a
      * restarted losd takes over within the backoff. */
     int reconnect_due = los.conn.fd < 0 && now >= los.conn.next_attempt_ms;
-    if (!changed_since_last_cycle() && now < next_forced && !reconnect_due) continue;
+    int wakeup_due = los.wakeup != 0 && time(NULL) >= los.wakeup;
+    if (!changed_since_last_cycle() && now < next_forced && !reconnect_due && !wakeup_due) continue;
     run_cycle(&o);
     next_forced = los_monotonic_ms() + (int64_t)o.interval_s * 1000;
   }

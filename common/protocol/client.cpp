@@ -101,8 +101,22 @@ Frame Client::receive() {
 }
 
 Frame Client::request(const Bytes& frame) {
-  send(frame);
-  Frame reply = receive();
+  // losd refuses some connections before reading a byte (a uid it does not
+  // allow) and may close them before the request is written: the refusal is
+  // then still waiting to be read, and it says more than the failed send.
+  std::string send_error;
+  try {
+    send(frame);
+  } catch (const ClientError& e) {
+    send_error = e.what();
+  }
+  Frame reply;
+  try {
+    reply = receive();
+  } catch (const ClientError&) {
+    if (!send_error.empty()) throw ClientError(send_error);
+    throw;
+  }
   if (reply.header.type == LOS_MSG_ERROR) {
     const ErrorReply e = decode_error(reply.payload);
     throw RemoteError(e.code, e.message);

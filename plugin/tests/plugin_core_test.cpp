@@ -120,6 +120,7 @@ TEST(PluginCore, SnapshotEncodingDecodesInLosd) {
 TEST(PluginCore, DecisionsFromLosdDecode) {
   los::protocol::DecisionsMessage m;
   m.seq = 5;
+  m.wakeup = 1234;  // a time slice ends: the plugin must send a snapshot by then
   m.decisions.push_back({los::Decision::Kind::Start, LOS_JOB_PENDING, "batch", 12, {"n3", "n4"}});
   m.decisions.push_back({los::Decision::Kind::Suspend, LOS_JOB_RUNNING, "gang", 13, {}});
   const Bytes frame = los::protocol::encode(m, 1);
@@ -130,6 +131,7 @@ TEST(PluginCore, DecisionsFromLosdDecode) {
             0)
       << err;
   EXPECT_EQ(d.d.seq, 5u);
+  EXPECT_EQ(d.d.wakeup, 1234);
   ASSERT_EQ(d.d.count, 2u);
   EXPECT_EQ(d.d.items[0].job, 12u);
   EXPECT_STREQ(d.d.items[0].partition, "batch");
@@ -159,7 +161,7 @@ TEST(PluginCore, GarbageDecisionsAreRefusedWithAReason) {
   EXPECT_EQ(los_decode_decisions(extra.data(), extra.size(), &d.d, err, sizeof err), -1);
   EXPECT_NE(std::string(err).find("unexpected bytes"), std::string::npos);
   Bytes bad_kind(payload, payload + len);
-  bad_kind[12] = 9;  // first decision's kind
+  bad_kind[20] = 9;  // first decision's kind: after seq (8), wakeup (8) and the count (4)
   Decs d2;
   EXPECT_EQ(los_decode_decisions(bad_kind.data(), bad_kind.size(), &d2.d, err, sizeof err), -1);
   EXPECT_NE(std::string(err).find("unknown kind"), std::string::npos);
