@@ -21,6 +21,7 @@
 #include "sim/simulator.hpp"
 #include "workload/swf.hpp"
 #include "workload/transform.hpp"
+#include "bench_support.hpp"
 
 namespace {
 
@@ -57,18 +58,6 @@ los::Workload generated_workload() {
   return w;
 }
 
-void simulate_policy(benchmark::State& state, const los::Workload& w, const std::string& policy) {
-  double slices = 0;
-  for (auto _ : state) {
-    los::PolicyPtr p = los::make_policy(policy);
-    const los::SimResult r = los::simulate(w, *p);
-    slices = static_cast<double>(r.steps);
-    benchmark::DoNotOptimize(r.jobs.data());
-  }
-  state.counters["jobs"] = static_cast<double>(w.jobs.size());
-  state.counters["steps"] = slices;
-}
-
 void register_all() {
   const char* policies[] = {"gang:mpl=5", "gang:mpl=5:cs=2", "bgs:mpl=5", "mgs:mpl=5:c=10:q=64",
                             "mbgs:mpl=5:c=0:q=-1"};
@@ -77,7 +66,7 @@ void register_all() {
       auto w = std::make_shared<los::Workload>(lublin_stand_in(f));
       for (const char* p : policies) {
         const std::string name = std::string("lublin-x") + (f == 1.0 ? "1.0/" : "1.8/") + p;
-        benchmark::RegisterBenchmark(name.c_str(), [w, p](benchmark::State& s) { simulate_policy(s, *w, p); })
+        benchmark::RegisterBenchmark(name.c_str(), [w, p](benchmark::State& s) { los::bench::simulate_policy(s, *w, p); })
             ->Unit(benchmark::kMillisecond);
       }
     }
@@ -85,7 +74,7 @@ void register_all() {
   auto g = std::make_shared<los::Workload>(generated_workload());
   for (const char* p : policies) {
     benchmark::RegisterBenchmark((std::string("generated/") + p).c_str(),
-                                 [g, p](benchmark::State& s) { simulate_policy(s, *g, p); })
+                                 [g, p](benchmark::State& s) { los::bench::simulate_policy(s, *g, p); })
         ->Unit(benchmark::kMillisecond);
   }
 }

@@ -6,7 +6,6 @@
 #include <benchmark/benchmark.h>
 
 #include <filesystem>
-#include <fstream>
 #include <string>
 
 #include "policy/registry.hpp"
@@ -14,21 +13,9 @@
 #include "workload/models.hpp"
 #include "workload/swf.hpp"
 #include "workload/transform.hpp"
+#include "bench_support.hpp"
 
 namespace {
-
-double peak_rss_mb() {
-  std::ifstream status("/proc/self/status");
-  std::string key;
-  while (status >> key) {
-    if (key == "VmHWM:") {
-      double kb;
-      status >> kb;
-      return kb / 1024.0;
-    }
-  }
-  return 0;
-}
 
 los::Workload ctc_scale_workload() {
   // The Lublin-Feitelson model at the CTC-SP2 trace's size, rescaled to a high
@@ -38,30 +25,20 @@ los::Workload ctc_scale_workload() {
   return w;
 }
 
-void simulate_policy(benchmark::State& state, const los::Workload& w, const std::string& policy) {
-  for (auto _ : state) {
-    los::PolicyPtr p = los::make_policy(policy);
-    const los::SimResult r = los::simulate(w, *p);
-    benchmark::DoNotOptimize(r.jobs.data());
-  }
-  state.counters["jobs"] = static_cast<double>(w.jobs.size());
-  state.counters["peak_rss_MB"] = peak_rss_mb();
-}
-
 void register_all() {
   const std::filesystem::path sdsc = std::filesystem::path(LOS_SHARED_DIR) / "traces/SDSC-SP2-1998-4.2-cln.swf.gz";
   if (std::filesystem::exists(sdsc)) {
     auto w = std::make_shared<los::Workload>(los::read_swf(sdsc.string()));
     for (const char* p : {"fcfs", "easy", "conservative", "aggressive"}) {
       benchmark::RegisterBenchmark((std::string("SDSC-SP2/") + p).c_str(),
-                                   [w, p](benchmark::State& s) { simulate_policy(s, *w, p); })
+                                   [w, p](benchmark::State& s) { los::bench::simulate_policy(s, *w, p); })
           ->Unit(benchmark::kMillisecond);
     }
   }
   auto ctc = std::make_shared<los::Workload>(ctc_scale_workload());
   for (const char* p : {"easy", "conservative"}) {
     benchmark::RegisterBenchmark((std::string("CTC-scale/") + p).c_str(),
-                                 [ctc, p](benchmark::State& s) { simulate_policy(s, *ctc, p); })
+                                 [ctc, p](benchmark::State& s) { los::bench::simulate_policy(s, *ctc, p); })
         ->Unit(benchmark::kMillisecond);
   }
 }

@@ -594,6 +594,36 @@ static int recv_frame(struct los_conn* c, int64_t deadline, uint16_t* type, uint
   return 0;
 }
 
+/* Sends c->tx (request `id`) and reads the reply into c->rx. 0 when the reply
+ * is a `want` frame answering `id`; otherwise the connection is dropped, err
+ * says why (losd's own ERROR text when it sent one) and -1 is returned. */
+static int round_trip(struct los_conn* c, const struct los_options* o, int64_t deadline, uint16_t want, uint32_t id,
+                      const char* what, char* err, size_t errlen) {
+  uint16_t type;
+  uint32_t rid;
+  /* losd may refuse a connection (a uid it does not allow) and close it
+   * before the request is written: its ERROR is then still waiting to be
+   * read, and says more than the failed send. */
+  char send_err[256] = "";
+  const int send_failed = send_all(c->fd, c->tx.data, c->tx.len, deadline, send_err, sizeof send_err);
+  if (recv_frame(c, deadline, &type, &rid, err, errlen)) {
+    if (send_failed) set_err(err, errlen, "%s", send_err);
+    conn_fail(c, o);
+    return -1;
+  }
+  if (type == LOS_MSG_ERROR) {
+    los_decode_error(c->rx.data, c->rx.len, err, errlen);
+    conn_fail(c, o);
+    return -1;
+  }
+  if (type != want || rid != id) {
+    set_err(err, errlen, "losd answered %s with message type %u (request %u, expected %u)", what, type, rid, id);
+    conn_fail(c, o);
+    return -1;
+  }
+  return 0;
+}
+
 int los_conn_ensure(struct los_conn* c, const struct los_options* o, const char* cluster, const char* slurm_version,
                     char* err, size_t errlen) {
   if (c->fd >= 0) return 0;
@@ -623,28 +653,12 @@ int los_conn_ensure(struct los_conn* c, const struct los_options* o, const char*
   }
   uint32_t id = c->next_request++;
   c->tx.len = 0;
-  if (los_encode_hello(&c->tx, id, cluster, slurm_version, "sched/los " LOS_PLUGIN_VERSION) ||
-      send_all(c->fd, c->tx.data, c->tx.len, deadline, err, errlen)) {
-    if (!err || !err[0]) set_err(err, errlen, "cannot send HELLO");
+  if (los_encode_hello(&c->tx, id, cluster, slurm_version, "sched/los " LOS_PLUGIN_VERSION)) {
+    set_err(err, errlen, "cannot encode HELLO (out of memory)");
     conn_fail(c, o);
     return -1;
   }
-  uint16_t type;
-  uint32_t rid;
-  if (recv_frame(c, deadline, &type, &rid, err, errlen)) {
-    conn_fail(c, o);
-    return -1;
-  }
-  if (type == LOS_MSG_ERROR) {
-    los_decode_error(c->rx.data, c->rx.len, err, errlen);
-    conn_fail(c, o);
-    return -1;
-  }
-  if (type != LOS_MSG_HELLO_OK || rid != id) {
-    set_err(err, errlen, "losd answered HELLO with message type %u (request %u, expected %u)", type, rid, id);
-    conn_fail(c, o);
-    return -1;
-  }
+  if (round_trip(c, o, deadline, LOS_MSG_HELLO_OK, id, "HELLO", err, errlen)) return -1;
   if (los_decode_hello_ok(c->rx.data, c->rx.len, err, errlen)) {
     conn_fail(c, o);
     return -1;
@@ -669,26 +683,7 @@ int los_conn_exchange(struct los_conn* c, const struct los_options* o, struct lo
     conn_fail(c, o);
     return -1;
   }
-  if (send_all(c->fd, c->tx.data, c->tx.len, deadline, err, errlen)) {
-    conn_fail(c, o);
-    return -1;
-  }
-  uint16_t type;
-  uint32_t rid;
-  if (recv_frame(c, deadline, &type, &rid, err, errlen)) {
-    conn_fail(c, o);
-    return -1;
-  }
-  if (type == LOS_MSG_ERROR) {
-    los_decode_error(c->rx.data, c->rx.len, err, errlen);
-    conn_fail(c, o);
-    return -1;
-  }
-  if (type != LOS_MSG_DECISIONS || rid != id) {
-    set_err(err, errlen, "losd answered the snapshot with message type %u (request %u, expected %u)", type, rid, id);
-    conn_fail(c, o);
-    return -1;
-  }
+  if (round_trip(c, o, deadline, LOS_MSG_DECISIONS, id, "the snapshot", err, errlen)) return -1;
   if (los_decode_decisions(c->rx.data, c->rx.len, out, err, errlen)) {
     los_decisions_free(out);
     conn_fail(c, o);

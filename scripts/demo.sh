@@ -8,9 +8,6 @@
 # running afterwards. Arguments go to scripts/live-demo.sh (--policy, ...).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-LOS_DEPS_QUIET=1 packaging/install-deps.sh
-packaging/slurm-source.sh >/dev/null
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release > /dev/null
-cmake --build build -j"$(nproc)"
+scripts/build.sh
 echo
 exec scripts/live-demo.sh "$@"

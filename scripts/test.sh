@@ -1,13 +1,9 @@
 #!/usr/bin/env bash
 # The README's test command (and what CI runs). On a fresh Debian 12 machine, as
-# root: installs the dependencies, builds LOS with its tests, runs them all.
+# root: installs the dependencies, builds LOS with its tests, runs them all —
+# unit, trace, daemon and live-cluster tests (real slurmctld and slurmd).
 # Trace tests read ../shared/traces and skip when it is absent.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-LOS_DEPS_QUIET=1 packaging/install-deps.sh
-# The Slurm source of the installed version, for the sched/los plugin and
-# the live-cluster tests (cached in /var/cache/los/slurm-src).
-packaging/slurm-source.sh >/dev/null
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release > /dev/null
-cmake --build build -j"$(nproc)"
+scripts/build.sh
 ctest --test-dir build --output-on-failure -j"$(nproc)"
