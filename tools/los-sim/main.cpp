@@ -10,10 +10,12 @@
 
 #include "metrics/summary.hpp"
 #include "policy/registry.hpp"
+#include "generate.hpp"
 #include "report.hpp"
 #include "sim/invariants.hpp"
 #include "sim/simulator.hpp"
 #include "util/parse.hpp"
+#include "workload/models.hpp"
 #include "workload/swf.hpp"
 #include "workload/transform.hpp"
 
@@ -25,6 +27,7 @@ constexpr const char* kUsage = R"(NAME
 SYNOPSIS
     los-sim [OPTIONS] WORKLOAD.swf[.gz]
     los-sim --list-policies
+    los-sim generate MODEL[:KEY=VALUE]... -o FILE   (see generate --help; WORKLOAD may be model:MODEL[:KEY=VALUE]...)
 
 DESCRIPTION
     Replays a workload in the Standard Workload Format under one or more
@@ -199,6 +202,15 @@ void write_schedule(const std::string& path, const los::SimResult& r, const los:
   if (!out) throw los::WorkloadError(path + ": write failed");
 }
 
+// A workload from an SWF file, or drawn from a model when written
+// "model:MODEL[:KEY=VALUE]..." (docs/workload-models.md); --nodes is the
+// model's machine size unless the spec sets nodes=.
+los::Workload load_workload(const std::string& arg, const los::SwfReadOptions& read) {
+  const std::string prefix = "model:";
+  if (arg.compare(0, prefix.size(), prefix) == 0) return los::model_workload(arg.substr(prefix.size()), read.units);
+  return los::read_swf(arg, read);
+}
+
 int run(const Options& o) {
   if (o.list) {
     for (const los::PolicyInfo& p : los::policy_catalog()) {
@@ -213,7 +225,7 @@ int run(const Options& o) {
 
   los::SwfReadOptions read;
   read.units = o.nodes;
-  los::Workload w = los::read_swf(o.workload, read);
+  los::Workload w = load_workload(o.workload, read);
   const los::CleaningReport& c = w.cleaning;
   if (!o.quiet) {
     if (c.out_of_order) std::cerr << "los-sim: warning: " << o.workload << ": " << c.out_of_order << " jobs submitted out of order; sorted by submit time\n";
@@ -268,6 +280,7 @@ int run(const Options& o) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc >= 2 && std::string(argv[1]) == "generate") return run_generate(argc, argv);
   try {
     return run(parse_args(argc, argv));
   } catch (const los::UsageError& e) {

@@ -1,0 +1,148 @@
+#include "generate.hpp"
+
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "util/parse.hpp"
+#include "workload/models.hpp"
+
+namespace {
+
+constexpr const char* kUsageHead = R"(NAME
+    los-sim generate - write a synthetic workload from a workload model as SWF
+
+SYNOPSIS
+    los-sim generate MODEL[:KEY=VALUE]... [--jobs N] [--nodes N] [--seed S] -o FILE
+    los-sim generate --help
+
+DESCRIPTION
+    Draws a workload from one of the models below and writes it in the
+    Standard Workload Format. The output depends only on the arguments: the
+    same model, keys, --jobs, --nodes and --seed give a byte-identical file
+    (the generators use their own samplers over std::mt19937_64, not the
+    standard library's distributions). The file's header records the model
+    with every key spelled out, and the command that regenerates it.
+
+    The same models can be simulated without a file: give los-sim the
+    workload argument model:MODEL[:KEY=VALUE]..., for example
+        los-sim --policy easy model:lublin:jobs=5000:nodes=128:seed=3
+
+    Moldable jobs (cirne-moldable) carry the requests they offer on a comment
+    line just before their job line, and cancellations (cirne, cirne-moldable)
+    likewise; plain SWF readers skip both as comments:
+        ; MOLDABLE <job> <nodes>:<requested time>:<run time> ...
+        ; CANCEL <job> <seconds after submission>
+    docs/workload-models.md describes every model parameter, every open choice
+    and its default, and these extensions.
+
+MODELS
+)";
+
+constexpr const char* kUsageTail = R"(
+OPTIONS
+    --jobs N         Number of jobs (default 10000); the same as the key jobs=N.
+    --nodes N        Machine size P in nodes (default 128 for lublin, 500 for
+                     cirne and cirne-moldable); the same as nodes=N.
+    --seed S         Random seed, 0 to 2^63-1 (default 1); the same as seed=S.
+    -o, --output FILE
+                     Where to write the SWF; "-" writes to standard output.
+                     Required.
+    -h, --help       This text.
+
+EXIT STATUS
+    0 success; 1 the output cannot be written; 2 bad usage (unknown model,
+    key or option, or a value out of range; the message names it).
+
+EXAMPLES
+    los-sim generate lublin --jobs 300 --nodes 128 --seed 1 -o conf/workloads/demo-lublin-128.swf
+    los-sim generate lublin:parameters=batch-interactive --jobs 10000 --seed 71 -o lublin71.swf
+    los-sim generate cirne:arrival=sdsc:load=2 --nodes 500 --seed 5 -o cirne.swf
+    los-sim generate cirne-moldable --jobs 10000 --seed 9 -o moldable.swf
+)";
+
+void set_key(los::ModelSpec& spec, const std::string& option, const std::string& key, const std::string& value) {
+  if (spec.params.count(key)) {
+    throw los::UsageError(option + ": the model already sets " + key + "=" + spec.params[key]);
+  }
+  spec.params[key] = value;
+}
+
+}  // namespace
+
+int run_generate(int argc, char** argv) {
+  try {
+    std::vector<std::string> args(argv + 2, argv + argc);
+    std::string model;
+    std::string output;
+    std::vector<std::pair<std::string, std::string>> keys;  // from --jobs / --nodes / --seed
+    for (std::size_t i = 0; i < args.size(); ++i) {
+      const std::string& a = args[i];
+      auto value = [&]() -> const std::string& {
+        if (i + 1 >= args.size()) throw los::UsageError(a + ": missing value");
+        return args[++i];
+      };
+      if (a == "-h" || a == "--help") {
+        std::cout << kUsageHead << los::model_catalog() << kUsageTail;
+        return 0;
+      } else if (a == "--jobs") {
+        keys.emplace_back("jobs", std::to_string(los::parse_integer(a, value(), 1, 100000000)));
+      } else if (a == "--nodes") {
+        keys.emplace_back("nodes", std::to_string(los::parse_integer(a, value(), 1, 100000000)));
+      } else if (a == "--seed") {
+        keys.emplace_back("seed", std::to_string(los::parse_integer(a, value(), 0, 0x7FFFFFFFFFFFFFFFLL)));
+      } else if (a == "-o" || a == "--output") {
+        output = value();
+      } else if (!a.empty() && a[0] == '-') {
+        throw los::UsageError("generate: unknown option " + a + " (see los-sim generate --help)");
+      } else if (model.empty()) {
+        model = a;
+      } else {
+        throw los::UsageError("generate: more than one model given: '" + model + "' and '" + a + "'");
+      }
+    }
+    if (model.empty()) throw los::UsageError("generate: no model given (lublin, cirne or cirne-moldable; see --help)");
+    if (output.empty()) throw los::UsageError("generate: no output file given (-o FILE, or -o - for standard output)");
+    los::ModelSpec spec = los::ModelSpec::parse(model);
+    for (const auto& [key, v] : keys) set_key(spec, "--" + key, key, v);
+    const los::GeneratedWorkload g = los::generate_model(spec);
+
+    // Written whole, so a failed run leaves no half file behind a good name.
+    std::ostringstream text;
+    los::write_generated_swf(text, g);
+    if (output == "-") {
+      std::cout << text.str();
+      std::cout.flush();
+      if (!std::cout) throw los::WorkloadError("standard output: write failed");
+      return 0;
+    }
+    const std::string temp = output + ".tmp";
+    {
+      std::ofstream out(temp, std::ios::binary);
+      if (!out) throw los::WorkloadError(output + ": cannot open for writing");
+      out << text.str();
+      out.close();
+      if (!out) {
+        std::remove(temp.c_str());
+        throw los::WorkloadError(output + ": write failed");
+      }
+    }
+    if (std::rename(temp.c_str(), output.c_str()) != 0) {
+      std::remove(temp.c_str());
+      throw los::WorkloadError(output + ": cannot write (rename from " + temp + " failed)");
+    }
+    return 0;
+  } catch (const los::UsageError& e) {
+    std::cerr << "los-sim generate: " << e.what() << "\n";
+    return 2;
+  } catch (const los::ModelError& e) {
+    std::cerr << "los-sim generate: " << e.what() << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "los-sim generate: " << e.what() << "\n";
+    return 1;
+  }
+}
