@@ -7,8 +7,8 @@
 #   scripts/results/sa.sh --summary-only  summarise the raw records already in docs/results/raw/
 #
 # Environment (defaults in brackets): JOBS_PARALLEL [2] simultaneous runs;
-# MAIN_WORKLOADS [10] workloads at kappa_L = 1; SWEEP_WORKLOADS [3] per other
-# kappa_L; TARGETS [10] target jobs per workload; RATE_DIVISOR [1.9]; LITERAL_WORKLOADS [0]
+# MAIN_WORKLOADS [10] workloads at kappa_L = 1; SWEEP_WORKLOADS [12] per other
+# kappa_L (0.5, 0.75, 0.875); TARGETS [10] target jobs per workload; RATE_DIVISOR [1.9]; LITERAL_WORKLOADS [0]
 # workloads at the thesis's literal rates (rate divisor 1; slow, saturated).
 # Each sa-experiments invocation covers one workload (minutes on a busy machine).
 set -euo pipefail
@@ -16,7 +16,7 @@ cd "$(dirname "$0")/../.."
 RAW=docs/results/raw/sa
 JOBS_PARALLEL=${JOBS_PARALLEL:-2}
 MAIN_WORKLOADS=${MAIN_WORKLOADS:-10}
-SWEEP_WORKLOADS=${SWEEP_WORKLOADS:-3}
+SWEEP_WORKLOADS=${SWEEP_WORKLOADS:-12}
 TARGETS=${TARGETS:-10}
 RATE_DIVISOR=${RATE_DIVISOR:-1.9}
 LITERAL_WORKLOADS=${LITERAL_WORKLOADS:-0}
@@ -32,8 +32,9 @@ if [[ "${1:-}" != "--summary-only" ]]; then
       ((i < MAIN_WORKLOADS)) && echo "main $((1 + i)) 1 $RATE_DIVISOR"
       ((i < SWEEP_WORKLOADS)) && echo "load0.5 $((101 + i)) 0.5 $RATE_DIVISOR"
       ((i < SWEEP_WORKLOADS)) && echo "load0.75 $((201 + i)) 0.75 $RATE_DIVISOR"
+      ((i < SWEEP_WORKLOADS)) && echo "load0.875 $((301 + i)) 0.875 $RATE_DIVISOR"
     done
-    for ((i = 0; i < LITERAL_WORKLOADS; i++)); do echo "literal $((301 + i)) 1 1"; done
+    for ((i = 0; i < LITERAL_WORKLOADS; i++)); do echo "literal $((401 + i)) 1 1"; done
   } | xargs -P "$JOBS_PARALLEL" -L 1 sh -c \
     'nice ./build/bin/sa-experiments --first-seed "$1" --workloads 1 --load "$2" --rate-divisor "$3" \
        --targets '"$TARGETS"' --out '"$RAW"'/"$0"-seed"$1".tsv && echo "done $0 seed $1" >&2'

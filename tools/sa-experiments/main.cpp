@@ -195,9 +195,9 @@ class Experiment {
     }
 
     // All-user run: SA only looks at the targets.
-    const los::SimResult all_user = simulate(gen_.workload, {}, kTimeInfinityLocal, seen_static, false);
+    const los::SimResult all_user = simulate(gen_.workload, {}, los::kTimeInfinity, seen_static, false);
     los::SimResult all_sa;
-    if (o_.adaptive) all_sa = simulate(gen_.workload, {}, kTimeInfinityLocal, seen_adaptive, true);
+    if (o_.adaptive) all_sa = simulate(gen_.workload, {}, los::kTimeInfinity, seen_adaptive, true);
 
     for (std::size_t t : targets_) {
       const los::MoldableJob& m = gen_.moldable[t];
@@ -239,8 +239,6 @@ class Experiment {
   }
 
  private:
-  static constexpr Time kTimeInfinityLocal = los::kTimeInfinity;
-
   std::size_t user_index(std::size_t i) const {
     const Job& j = gen_.workload.jobs[i];
     const auto& req = gen_.moldable[i].requests;
