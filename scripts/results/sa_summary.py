@@ -276,8 +276,35 @@ def main():
           f"{gmean(sa_tt) / gmean(best_tt):.3f} |")
     p("")
 
-    p(DISCUSSION)
+    p(fill_discussion(by_group["main"]))
     print("\n".join(out))
+
+
+def fill_discussion(ts):
+    """The hand-written discussion, with its κ_L = 1 figures (K1_*) computed from the records."""
+    n = len(ts)
+    ad = [t for t in ts if t.tt_sa_ad >= 0]
+    r = lambda num, den: fmt_ratio(ratio_ci(ts, num, den))
+    values = {
+        "K1_D500": pct(sum(t.D < 500000 for t in ts), n),
+        "K1_BEST_USER": r(lambda t: t.tt_best, lambda t: t.tt_user),
+        "K1_BEST_BETTER": pct(sum(t.tt_best < t.tt_user for t in ts), n),
+        "K1_BEST": f"{gmean(t.tt_best for t in ts):.0f}",
+        "K1_SA_USER": r(lambda t: t.tt_sa, lambda t: t.tt_user),
+        "K1_SA_BEST": r(lambda t: t.tt_sa, lambda t: t.tt_best),
+        "K1_SA_BETTER": pct(sum(t.tt_sa < t.tt_user for t in ts), n),
+        "K1_SA_SAME": pct(sum(t.tt_sa == t.tt_user for t in ts), n),
+        "K1_SA_WORSE": pct(sum(t.tt_sa > t.tt_user for t in ts), n),
+        "K1_SA_IS_USER": pct(sum(t.sa == t.user for t in ts), n),
+        "K1_SA_AD": f"{gmean(t.tt_sa_ad for t in ad):.0f}" if ad else "—",
+        "K1_USER_AD": f"{gmean(t.tt_user_ad for t in ad):.0f}" if ad else "—",
+        "K1_SA": f"{gmean(t.tt_sa for t in ts):.0f}",
+        "K1_USER": f"{gmean(t.tt_user for t in ts):.0f}",
+    }
+    text = DISCUSSION
+    for key in sorted(values, key=len, reverse=True):  # longest first: K1_SA_USER before K1_SA
+        text = text.replace(key, values[key])
+    return text
 
 
 DISCUSSION = open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "sa_discussion.md")).read()
