@@ -4,10 +4,13 @@
 # and against the number of shapes, on Cirne's rigid + moldable models.
 #
 #   scripts/results/sa.sh                 build, run every experiment, summarise
-#   scripts/results/sa.sh --summary-only  summarise the raw records already in docs/results/raw/
+#   scripts/results/sa.sh --summary-only  summarise the raw records already in docs/results/raw/sa/
+#
+# The full run took about 90 minutes of wall time on the shared 2-core machine
+# (22 Nov 2026); the kappa_L = 1 workloads take most of it.
 #
 # Environment (defaults in brackets): JOBS_PARALLEL [2] simultaneous runs;
-# MAIN_WORKLOADS [10] workloads at kappa_L = 1; SWEEP_WORKLOADS [12] per other
+# MAIN_WORKLOADS [30] workloads at kappa_L = 1; SWEEP_WORKLOADS [12] per other
 # kappa_L (0.5, 0.75, 0.875); TARGETS [10] target jobs per workload; RATE_DIVISOR [1.9]; LITERAL_WORKLOADS [0]
 # workloads at the thesis's literal rates (rate divisor 1; slow, saturated).
 # Each sa-experiments invocation covers one workload (minutes on a busy machine).
@@ -15,7 +18,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 RAW=docs/results/raw/sa
 JOBS_PARALLEL=${JOBS_PARALLEL:-2}
-MAIN_WORKLOADS=${MAIN_WORKLOADS:-10}
+MAIN_WORKLOADS=${MAIN_WORKLOADS:-30}
 SWEEP_WORKLOADS=${SWEEP_WORKLOADS:-12}
 TARGETS=${TARGETS:-10}
 RATE_DIVISOR=${RATE_DIVISOR:-1.9}

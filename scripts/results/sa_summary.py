@@ -297,6 +297,7 @@ def fill_discussion(ts):
         "K1_SA_WORSE": pct(sum(t.tt_sa > t.tt_user for t in ts), n),
         "K1_SA_IS_USER": pct(sum(t.sa == t.user for t in ts), n),
         "K1_SA_AD": f"{gmean(t.tt_sa_ad for t in ad):.0f}" if ad else "—",
+        "K1_SA_USER_AD": fmt_ratio(ratio_ci(ad, lambda t: t.tt_sa_ad, lambda t: t.tt_user_ad)) if ad else "—",
         "K1_USER_AD": f"{gmean(t.tt_user_ad for t in ad):.0f}" if ad else "—",
         "K1_SA": f"{gmean(t.tt_sa for t in ts):.0f}",
         "K1_USER": f"{gmean(t.tt_user for t in ts):.0f}",
