@@ -6,13 +6,13 @@
 #   scripts/results/sa.sh                 build, run every experiment, summarise
 #   scripts/results/sa.sh --summary-only  summarise the raw records already in docs/results/raw/sa/
 #
-# The full run took about 90 minutes of wall time on the shared 2-core machine
+# The full run took about two hours of wall time on the shared 2-core machine
 # (22 Nov 2026); the kappa_L = 1 workloads take most of it.
 #
 # Environment (defaults in brackets): JOBS_PARALLEL [2] simultaneous runs;
 # MAIN_WORKLOADS [30] workloads at kappa_L = 1; SWEEP_WORKLOADS [12] per other
-# kappa_L (0.5, 0.75, 0.875); TARGETS [10] target jobs per workload; RATE_DIVISOR [1.9]; LITERAL_WORKLOADS [0]
-# workloads at the thesis's literal rates (rate divisor 1; slow, saturated).
+# kappa_L (0.5, 0.75, 0.875); TARGETS [10] target jobs per workload; RATE_DIVISOR [1.9]; LITERAL_WORKLOADS [1]
+# workloads at the thesis's literal rates (rate divisor 1; saturated, about 15-25 minutes each).
 # Each sa-experiments invocation covers one workload (minutes on a busy machine).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -22,7 +22,7 @@ MAIN_WORKLOADS=${MAIN_WORKLOADS:-30}
 SWEEP_WORKLOADS=${SWEEP_WORKLOADS:-12}
 TARGETS=${TARGETS:-10}
 RATE_DIVISOR=${RATE_DIVISOR:-1.9}
-LITERAL_WORKLOADS=${LITERAL_WORKLOADS:-0}
+LITERAL_WORKLOADS=${LITERAL_WORKLOADS:-1}
 
 if [[ "${1:-}" != "--summary-only" ]]; then
   cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null

@@ -276,12 +276,13 @@ def main():
           f"{gmean(sa_tt) / gmean(best_tt):.3f} |")
     p("")
 
-    p(fill_discussion(by_group["main"]))
+    p(fill_discussion(by_group["main"], by_group.get("literal", []), w_by_group.get("literal", [])))
     print("\n".join(out))
 
 
-def fill_discussion(ts):
-    """The hand-written discussion, with its κ_L = 1 figures (K1_*) computed from the records."""
+def fill_discussion(ts, lit, lit_w):
+    """The hand-written discussion, with its κ_L = 1 figures (K1_*) and literal-rate figures (LIT_*)
+    computed from the records."""
     n = len(ts)
     ad = [t for t in ts if t.tt_sa_ad >= 0]
     r = lambda num, den: fmt_ratio(ratio_ci(ts, num, den))
@@ -302,7 +303,25 @@ def fill_discussion(ts):
         "K1_SA": f"{gmean(t.tt_sa for t in ts):.0f}",
         "K1_USER": f"{gmean(t.tt_user for t in ts):.0f}",
     }
+    if lit:
+        sites = sorted({w["site"] for w in lit_w})
+        values.update({
+            "LIT_WORKLOADS": f"{len(lit_w)} workload{'s' if len(lit_w) != 1 else ''}, {', '.join(sites)}",
+            "LIT_TARGETS": str(len(lit)),
+            "LIT_D500": pct(sum(t.D < 500000 for t in lit), len(lit)),
+            "LIT_DRANGE": f"{min(t.D for t in lit) / 1e6:.1f}–{max(t.D for t in lit) / 1e6:.1f} million",
+            "LIT_SA_USER": fmt_ratio(ratio_ci(lit, lambda t: t.tt_sa, lambda t: t.tt_user)),
+            "LIT_BEST_USER": fmt_ratio(ratio_ci(lit, lambda t: t.tt_best, lambda t: t.tt_user)),
+            "LIT_SA_BEST": fmt_ratio(ratio_ci(lit, lambda t: t.tt_sa, lambda t: t.tt_best)),
+            "LIT_SA_AD": f"{gmean(t.tt_sa_ad for t in lit):.0f}",
+            "LIT_USER_AD": f"{gmean(t.tt_user_ad for t in lit):.0f}",
+            "LIT_SA": f"{gmean(t.tt_sa for t in lit):.0f}",
+            "LIT_USER": f"{gmean(t.tt_user for t in lit):.0f}",
+        })
     text = DISCUSSION
+    if not lit:  # the probe was not run: drop its paragraph
+        start = text.index("The thesis's literal rates were also run")
+        text = text[:start] + text[text.index("One possible reason", start):]
     for key in sorted(values, key=len, reverse=True):  # longest first: K1_SA_USER before K1_SA
         text = text.replace(key, values[key])
     return text
