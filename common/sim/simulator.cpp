@@ -37,7 +37,7 @@ struct Event {
 class Engine {
  public:
   Engine(const Workload& w, Policy& policy, const SimOptions& options, SimObserver* observer)
-      : w_(w), policy_(policy), options_(options), observer_(observer), state_(w.jobs.size()) {
+      : w_(w), jobs_(w.jobs), policy_(policy), options_(options), observer_(observer), state_(w.jobs.size()) {
     result_.policy = policy.name();
     result_.workload = w.source;
     result_.units = w.units;
@@ -72,24 +72,23 @@ class Engine {
       last = t;
       snap_.now = t;
 
-      bool happened = false;
       while (!events_.empty() && events_.top().time == t) {
         const Event e = events_.top();
         events_.pop();
         if (e.kind == 0) {
           if (state_[e.job].state == State::Executing && state_[e.job].version == e.version) {
             complete(e.job, t);
-            happened = true;
+            unseen_ = true;
           }
         } else if (e.version == wake_version_) {
-          happened = true;
+          unseen_ = true;
         }
       }
       while (next_arrival < n && w_.jobs[next_arrival].submit == t) {
         arrive(static_cast<std::uint32_t>(next_arrival++));
-        happened = true;
+        unseen_ = true;
       }
-      if (happened) schedule();
+      if (unseen_) schedule();
       if (options_.progress && (++loops & 0x1fff) == 0) options_.progress(static_cast<double>(next_arrival) / n);
     }
     if (!snap_.queue.empty()) {
@@ -129,12 +128,34 @@ class Engine {
   }
 
   void arrive(std::uint32_t i) {
-    const Job& j = w_.jobs[i];
+    if (options_.on_submit) submit_hook(i);
+    const Job& j = jobs_[i];
     JobState& s = state_[i];
     s.state = State::Queued;
     s.remaining = effective_runtime(j, options_.kill_at_estimate);
     snap_.queue.push_back(j);
     snap_.events.push_back({SnapshotEvent::Kind::Arrived, j.id, j.size, 0, j.estimate});
+  }
+
+  // The submission hook sees the policy's state as of now: if anything
+  // happened at this instant that the policy has not yet seen (completions,
+  // earlier arrivals), it steps first. The job may come back reshaped.
+  void submit_hook(std::uint32_t i) {
+    if (unseen_) schedule();
+    Job& j = jobs_[i];
+    const Job before = j;
+    options_.on_submit(j, snap_, policy_);
+    const std::string what = w_.source + ": on_submit of job " + std::to_string(before.id);
+    if (j.id != before.id || j.submit != before.submit) {
+      throw SimulationError(what + ": the hook may not change the job's id or submit time");
+    }
+    if (j.size <= 0 || j.size > w_.units) {
+      throw SimulationError(what + ": size " + std::to_string(j.size) + " outside [1, " + std::to_string(w_.units) + "]");
+    }
+    if (j.estimate < 0 || j.runtime < 0) {
+      throw SimulationError(what + ": negative estimate or run time");
+    }
+    result_.jobs[i].job = j;
   }
 
   void schedule_completion(std::uint32_t i) {
@@ -157,7 +178,7 @@ class Engine {
   void add_running(std::uint32_t i, Time start) {
     state_[i].run_index = static_cast<std::int32_t>(snap_.running.size());
     RunningJob r;
-    r.job = w_.jobs[i];
+    r.job = jobs_[i];
     r.start = start;
     snap_.running.push_back(std::move(r));
   }
@@ -177,7 +198,7 @@ class Engine {
     JobOutcome& o = result_.jobs[i];
     s.state = State::Done;
     o.end = t;
-    const Job& j = w_.jobs[i];
+    const Job& j = jobs_[i];
     o.executed = effective_runtime(j, options_.kill_at_estimate);
     o.killed = o.executed < j.runtime;
     snap_.free_units += j.size;
@@ -187,6 +208,7 @@ class Engine {
   }
 
   void schedule() {
+    unseen_ = false;
     const StepResult step = policy_.step(snap_);
     ++result_.steps;
     result_.queue_length_sum += static_cast<double>(snap_.queue.size());
@@ -199,7 +221,7 @@ class Engine {
       if (it == index_.end()) throw SimulationError(who(d.job) + ": no such job");
       const std::uint32_t i = it->second;
       JobState& s = state_[i];
-      const Job& j = w_.jobs[i];
+      const Job& j = jobs_[i];
       switch (d.kind) {
         case Decision::Kind::Start: {
           if (s.state != State::Queued) throw SimulationError(who(d.job) + ": start of a job that is not waiting");
@@ -285,6 +307,7 @@ class Engine {
   }
 
   const Workload& w_;
+  std::vector<Job> jobs_;  // as submitted: the workload's, after on_submit
   Policy& policy_;
   const SimOptions& options_;
   SimObserver* observer_;
@@ -295,6 +318,7 @@ class Engine {
   std::uint32_t wake_version_ = 0;
   std::size_t admitted_ = 0;  // queued jobs the policy has admitted (time sharing)
   std::size_t stalled_ = 0;   // overhead charges so far: 0 skips the overhead integral
+  bool unseen_ = false;  // something happened at this instant that the policy has not stepped on
   Snapshot snap_;
   SimResult result_;
 };

@@ -37,6 +37,14 @@ struct SimOptions {
   bool kill_at_estimate = true;
   // Called now and then with the fraction of arrivals processed.
   std::function<void(double)> progress;
+  // Called as each job is submitted, before it joins the queue: it may
+  // change the job's size, estimate and run time (a moldable job choosing
+  // its shape, e.g. with SA), never its id or submit time. The snapshot and
+  // policy are as of the submission instant: when anything happened at that
+  // instant that the policy has not seen yet (completions, earlier arrivals),
+  // the policy takes a step first. Unset (the default), the simulation is
+  // exactly as without the hook.
+  std::function<void(Job&, const Snapshot&, const Policy&)> on_submit;
 };
 
 // What happened to one job.
