@@ -1,6 +1,9 @@
 #include "test_support.hpp"
 
+#include <sys/wait.h>
+
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <stdexcept>
 
@@ -57,6 +60,18 @@ Time start_of(const SimResult& r, JobId id) {
     if (o.job.id == id) return o.start;
   }
   throw std::out_of_range("no job " + std::to_string(id));
+}
+
+CommandResult run_command(const std::string& command) {
+  CommandResult r{-1, ""};
+  FILE* f = ::popen((command + " 2>&1").c_str(), "r");
+  if (!f) return r;
+  char buf[4096];
+  std::size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) r.output.append(buf, n);
+  const int st = ::pclose(f);
+  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  return r;
 }
 
 }  // namespace los::test

@@ -29,4 +29,12 @@ SimResult run(const Workload& w, const std::string& policy_spec, bool kill_at_es
 // start time of job `id` in r.
 Time start_of(const SimResult& r, JobId id);
 
+// A shell command's exit status (-1 if it did not exit) and its stdout and
+// stderr together.
+struct CommandResult {
+  int status;
+  std::string output;
+};
+CommandResult run_command(const std::string& command);
+
 }  // namespace los::test

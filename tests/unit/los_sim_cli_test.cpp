@@ -1,34 +1,18 @@
 // los-sim as a user runs it: the real binary, its exit codes and outputs.
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
-#include <sys/wait.h>
 
-#include <array>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 
+#include "test_support.hpp"
 #include "workload/swf.hpp"
 
 namespace los {
 namespace {
 
-struct CliRun {
-  int status;
-  std::string out;  // stdout and stderr together
-};
-
-CliRun los_sim(const std::string& args) {
-  const std::string cmd = std::string(LOS_BIN_DIR) + "/los-sim " + args + " 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  CliRun r{-1, ""};
-  if (!p) return r;
-  std::array<char, 4096> buf;
-  std::size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
-  const int st = pclose(p);
-  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  return r;
+test::CommandResult los_sim(const std::string& args) {
+  return test::run_command(std::string(LOS_BIN_DIR) + "/los-sim " + args);
 }
 
 class LosSimCli : public ::testing::Test {
@@ -52,17 +36,17 @@ class LosSimCli : public ::testing::Test {
 };
 
 TEST_F(LosSimCli, HelpIsAManPage) {
-  const CliRun r = los_sim("--help");
+  const test::CommandResult r = los_sim("--help");
   EXPECT_EQ(r.status, 0);
   for (const char* section : {"NAME", "SYNOPSIS", "DESCRIPTION", "OPTIONS", "EXIT STATUS", "--bsld-tau"}) {
-    EXPECT_NE(r.out.find(section), std::string::npos) << section;
+    EXPECT_NE(r.output.find(section), std::string::npos) << section;
   }
 }
 
 TEST_F(LosSimCli, JsonHasOneObjectPerPolicyWithTheDocumentedKeys) {
-  const CliRun r = los_sim("--policy fcfs,easy,conservative --format json --quiet " + path("w.swf"));
-  ASSERT_EQ(r.status, 0) << r.out;
-  const auto j = nlohmann::json::parse(r.out);
+  const test::CommandResult r = los_sim("--policy fcfs,easy,conservative --format json --quiet " + path("w.swf"));
+  ASSERT_EQ(r.status, 0) << r.output;
+  const auto j = nlohmann::json::parse(r.output);
   ASSERT_EQ(j.size(), 3u);
   for (const char* key : {"policy", "jobs", "dropped", "mean_wait_s", "p90_wait_s", "mean_response_s", "mean_slowdown",
                           "mean_bsld", "utilization", "makespan_s", "fairness_F"}) {
@@ -78,16 +62,16 @@ TEST_F(LosSimCli, JsonHasOneObjectPerPolicyWithTheDocumentedKeys) {
 }
 
 TEST_F(LosSimCli, TableShowsPoliciesSideBySide) {
-  const CliRun r = los_sim("--policy easy,depth:k=2 --check " + path("w.swf"));
-  ASSERT_EQ(r.status, 0) << r.out;
-  EXPECT_NE(r.out.find("mean bounded slowdown"), std::string::npos);
-  EXPECT_NE(r.out.find("depth:k=2"), std::string::npos);
-  EXPECT_NE(r.out.find("90% confidence interval"), std::string::npos);
+  const test::CommandResult r = los_sim("--policy easy,depth:k=2 --check " + path("w.swf"));
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("mean bounded slowdown"), std::string::npos);
+  EXPECT_NE(r.output.find("depth:k=2"), std::string::npos);
+  EXPECT_NE(r.output.find("90% confidence interval"), std::string::npos);
 }
 
 TEST_F(LosSimCli, ScheduleOutIsReadableSwf) {
-  const CliRun r = los_sim("--policy easy,fcfs --quiet --schedule-out " + path("s.swf") + " " + path("w.swf"));
-  ASSERT_EQ(r.status, 0) << r.out;
+  const test::CommandResult r = los_sim("--policy easy,fcfs --quiet --schedule-out " + path("s.swf") + " " + path("w.swf"));
+  ASSERT_EQ(r.status, 0) << r.output;
   const Workload easy = read_swf(path("s.easy.swf"));
   const Workload fcfs = read_swf(path("s.fcfs.swf"));
   EXPECT_EQ(easy.jobs.size(), 200u);
@@ -96,27 +80,27 @@ TEST_F(LosSimCli, ScheduleOutIsReadableSwf) {
 }
 
 TEST_F(LosSimCli, WindowLoadAndRuntimeScale) {
-  const CliRun r = los_sim("--jobs 50 --skip 10 --load 0.9 --runtime-scale 1.5 --format json --quiet " + path("w.swf"));
-  ASSERT_EQ(r.status, 0) << r.out;
-  const auto j = nlohmann::json::parse(r.out);
+  const test::CommandResult r = los_sim("--jobs 50 --skip 10 --load 0.9 --runtime-scale 1.5 --format json --quiet " + path("w.swf"));
+  ASSERT_EQ(r.status, 0) << r.output;
+  const auto j = nlohmann::json::parse(r.output);
   EXPECT_EQ(j[0]["jobs"], 50);
   EXPECT_NEAR(j[0]["offered_load"].get<double>(), 0.9, 0.01);
 }
 
 TEST_F(LosSimCli, BadInputExitsNonZeroNamingTheProblem) {
-  CliRun r = los_sim("--policy nosuch " + path("w.swf"));
+  test::CommandResult r = los_sim("--policy nosuch " + path("w.swf"));
   EXPECT_EQ(r.status, 2);
-  EXPECT_NE(r.out.find("unknown policy 'nosuch'"), std::string::npos) << r.out;
+  EXPECT_NE(r.output.find("unknown policy 'nosuch'"), std::string::npos) << r.output;
   r = los_sim("--load abc " + path("w.swf"));
   EXPECT_EQ(r.status, 2);
-  EXPECT_NE(r.out.find("--load: expected a number"), std::string::npos) << r.out;
+  EXPECT_NE(r.output.find("--load: expected a number"), std::string::npos) << r.output;
   r = los_sim(path("missing.swf"));
   EXPECT_EQ(r.status, 1);
-  EXPECT_NE(r.out.find("missing.swf: cannot open"), std::string::npos) << r.out;
+  EXPECT_NE(r.output.find("missing.swf: cannot open"), std::string::npos) << r.output;
   std::ofstream(path("bad.swf")) << "; MaxProcs: 4\n1 0 -1 10 2 -1 -1 2 x -1 1 1 1 -1 1 1 -1 -1\n";
   r = los_sim(path("bad.swf"));
   EXPECT_EQ(r.status, 1);
-  EXPECT_NE(r.out.find("bad.swf:2: field 9 (requested time): not a number: 'x'"), std::string::npos) << r.out;
+  EXPECT_NE(r.output.find("bad.swf:2: field 9 (requested time): not a number: 'x'"), std::string::npos) << r.output;
 }
 
 }  // namespace

@@ -650,32 +650,15 @@ TEST(LosdMetrics, PredictionErrorsReportsAndProtocolErrorsAreCounted) {
   EXPECT_TRUE(losd.wait_for_log("plugin report")) << losd.log();
 }
 
-struct CommandResult {
-  int status;
-  std::string output;
-};
-
-CommandResult run_command(const std::string& cmd) {
-  CommandResult r{-1, ""};
-  FILE* f = ::popen((cmd + " 2>&1").c_str(), "r");
-  if (!f) return r;
-  char buf[4096];
-  std::size_t n;
-  while ((n = std::fread(buf, 1, sizeof(buf), f)) > 0) r.output.append(buf, n);
-  const int st = ::pclose(f);
-  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  return r;
-}
-
 TEST(LosdConfig, CheckConfigNamesTheKeyAndLine) {
   char dir[] = "/tmp/losd-check-XXXXXX";
   ASSERT_TRUE(::mkdtemp(dir));
   const std::string path = std::string(dir) + "/losd.yaml";
   auto check = [&](const std::string& text) {
     std::ofstream(path) << text;
-    return run_command(kLosd + " --check-config --config " + path);
+    return test::run_command(kLosd + " --check-config --config " + path);
   };
-  CommandResult r = check("default_policy: easy\npartitions:\n  batch:\n    policy: conservative\n");
+  test::CommandResult r = check("default_policy: easy\npartitions:\n  batch:\n    policy: conservative\n");
   EXPECT_EQ(r.status, 0) << r.output;
   EXPECT_NE(r.output.find("partition batch: conservative"), std::string::npos) << r.output;
 
@@ -716,16 +699,16 @@ TEST(LosdConfig, CheckConfigNamesTheKeyAndLine) {
   EXPECT_EQ(r.status, 0) << r.output;
   EXPECT_NE(r.output.find("default policy easy"), std::string::npos) << r.output;
 
-  r = run_command(kLosd + " --check-config --config " + std::string(dir) + "/missing.yaml");
+  r = test::run_command(kLosd + " --check-config --config " + std::string(dir) + "/missing.yaml");
   EXPECT_EQ(r.status, 1);
   EXPECT_NE(r.output.find("missing.yaml: cannot read"), std::string::npos) << r.output;
 
-  r = run_command(kLosd + " --frobnicate");
+  r = test::run_command(kLosd + " --frobnicate");
   EXPECT_EQ(r.status, 2);
 
   // The shipped example is valid.
   const auto example = std::filesystem::path(__FILE__).parent_path() / ".." / ".." / "conf" / "losd.yaml";
-  r = run_command(kLosd + " --check-config --config " + example.string());
+  r = test::run_command(kLosd + " --check-config --config " + example.string());
   EXPECT_EQ(r.status, 0) << r.output;
   std::filesystem::remove_all(dir);
 }
@@ -738,42 +721,42 @@ TEST(Losctl, StatusPlanStartsAndSetPolicy) {
   const std::string ctl = std::string(LOS_BIN_DIR) + "/losctl --socket " + losd.query_socket() + " --admin-socket " +
                           losd.admin_socket() + " ";
 
-  CommandResult r = run_command(ctl + "status");
+  test::CommandResult r = test::run_command(ctl + "status");
   EXPECT_EQ(r.status, 0) << r.output;
   EXPECT_NE(r.output.find("plugin: connected, Slurm 24.05.1"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("batch"), std::string::npos) << r.output;
 
-  r = run_command(ctl + "policies");
+  r = test::run_command(ctl + "policies");
   EXPECT_EQ(r.output, "batch easy\ndebug easy\n");
 
-  r = run_command(ctl + "plan batch");
+  r = test::run_command(ctl + "plan batch");
   EXPECT_EQ(r.status, 0) << r.output;
   EXPECT_NE(r.output.find("RESERVATIONS"), std::string::npos) << r.output;
 
-  r = run_command(ctl + "starts batch --user 1001");
+  r = test::run_command(ctl + "starts batch --user 1001");
   EXPECT_EQ(r.status, 0) << r.output;
   EXPECT_NE(r.output.find("reserved"), std::string::npos) << r.output;
   EXPECT_EQ(r.output.find(" 1000 "), std::string::npos) << "filtered by user: " << r.output;
 
-  r = run_command(ctl + "set-policy batch conservative");
+  r = test::run_command(ctl + "set-policy batch conservative");
   EXPECT_EQ(r.status, 0) << r.output;
-  EXPECT_EQ(run_command(ctl + "policies").output, "batch conservative\ndebug easy\n");
+  EXPECT_EQ(test::run_command(ctl + "policies").output, "batch conservative\ndebug easy\n");
 
-  r = run_command(ctl + "set-policy batch frobnicate");
+  r = test::run_command(ctl + "set-policy batch frobnicate");
   EXPECT_EQ(r.status, 1);
   EXPECT_NE(r.output.find("unknown policy 'frobnicate'"), std::string::npos) << r.output;
 
-  r = run_command(ctl + "plan nosuch");
+  r = test::run_command(ctl + "plan nosuch");
   EXPECT_EQ(r.status, 1);
   EXPECT_NE(r.output.find("no partition 'nosuch'"), std::string::npos) << r.output;
 
   // Pointed at the query socket, set-policy is refused.
-  r = run_command(std::string(LOS_BIN_DIR) + "/losctl --admin-socket " + losd.query_socket() + " set-policy batch fcfs");
+  r = test::run_command(std::string(LOS_BIN_DIR) + "/losctl --admin-socket " + losd.query_socket() + " set-policy batch fcfs");
   EXPECT_EQ(r.status, 1);
   EXPECT_NE(r.output.find("not allowed on the query socket"), std::string::npos) << r.output;
 
-  EXPECT_EQ(run_command(std::string(LOS_BIN_DIR) + "/losctl bogus").status, 2);
-  EXPECT_EQ(run_command(std::string(LOS_BIN_DIR) + "/losctl --socket /nonexistent/q.sock status").status, 3);
+  EXPECT_EQ(test::run_command(std::string(LOS_BIN_DIR) + "/losctl bogus").status, 2);
+  EXPECT_EQ(test::run_command(std::string(LOS_BIN_DIR) + "/losctl --socket /nonexistent/q.sock status").status, 3);
 }
 
 // ---- operations --------------------------------------------------------------
@@ -827,7 +810,7 @@ TEST(LosdOperations, SocketModesAndPeerCredentialsAreLogged) {
   plugin.hello("plugin");
   EXPECT_TRUE(losd.wait_for_log("uid " + std::to_string(::geteuid()))) << losd.log();
   // A second daemon on the same sockets refuses to start.
-  CommandResult r = run_command(kLosd + " --config " + losd.config_path());
+  test::CommandResult r = test::run_command(kLosd + " --config " + losd.config_path());
   EXPECT_EQ(r.status, 3);
   EXPECT_NE(r.output.find("another process is serving this socket"), std::string::npos) << r.output;
   EXPECT_TRUE(losd.alive());
@@ -875,7 +858,7 @@ TEST(LosdOperations, PeerUidIsCheckedOnThePluginAndAdminSockets) {
 }
 
 TEST(LosdOperations, SystemdUnitVerifiesClean) {
-  if (run_command("command -v systemd-analyze").status != 0) GTEST_SKIP() << "systemd-analyze not installed";
+  if (test::run_command("command -v systemd-analyze").status != 0) GTEST_SKIP() << "systemd-analyze not installed";
   const auto unit = std::filesystem::path(__FILE__).parent_path() / ".." / ".." / "systemd" / "losd.service";
   std::ifstream in(unit);
   ASSERT_TRUE(in) << unit;
@@ -895,7 +878,7 @@ TEST(LosdOperations, SystemdUnitVerifiesClean) {
   ASSERT_TRUE(::mkdtemp(dir));
   const std::string copy = std::string(dir) + "/losd.service";
   std::ofstream(copy) << body;
-  const CommandResult r = run_command("systemd-analyze verify " + copy);
+  const test::CommandResult r = test::run_command("systemd-analyze verify " + copy);
   EXPECT_EQ(r.status, 0) << r.output;
   EXPECT_EQ(r.output, "") << "systemd-analyze verify is not clean";
   std::filesystem::remove_all(dir);

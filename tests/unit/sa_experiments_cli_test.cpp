@@ -1,37 +1,22 @@
 // sa-experiments as scripts/results/sa.sh runs it: the real binary on a small
 // machine, its records checked for internal consistency, and its usage errors.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <array>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "test_support.hpp"
+
 namespace los {
 namespace {
 
-struct CliRun {
-  int status;
-  std::string out;
-};
-
-CliRun sa_experiments(const std::string& args) {
-  const std::string cmd = std::string(LOS_BIN_DIR) + "/sa-experiments " + args + " 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  CliRun r{-1, ""};
-  if (!p) return r;
-  std::array<char, 4096> buf;
-  std::size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
-  const int st = pclose(p);
-  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  return r;
+test::CommandResult sa_experiments(const std::string& args) {
+  return test::run_command(std::string(LOS_BIN_DIR) + "/sa-experiments " + args);
 }
 
 std::vector<std::string> split(const std::string& s, char sep) {
@@ -50,10 +35,10 @@ std::vector<long long> numbers(const std::string& s) {
 
 TEST(SaExperimentsCli, RecordsAreConsistent) {
   if (!std::filesystem::exists(std::string(LOS_BIN_DIR) + "/sa-experiments")) GTEST_SKIP() << "not built";
-  const CliRun r = sa_experiments("--jobs 400 --nodes 64 --workloads 2 --targets 5 --out -");
-  ASSERT_EQ(r.status, 0) << r.out;
+  const test::CommandResult r = sa_experiments("--jobs 400 --nodes 64 --workloads 2 --targets 5 --out -");
+  ASSERT_EQ(r.status, 0) << r.output;
   int targets = 0, workloads = 0;
-  for (const std::string& line : split(r.out, '\n')) {
+  for (const std::string& line : split(r.output, '\n')) {
     if (line.rfind("target\t", 0) == 0) {
       const std::vector<std::string> f = split(line, '\t');
       ASSERT_EQ(f.size(), 19u) << line;
@@ -80,23 +65,23 @@ TEST(SaExperimentsCli, RecordsAreConsistent) {
   EXPECT_EQ(targets, 10);
   EXPECT_EQ(workloads, 2);
   // Deterministic: the same arguments give the same records.
-  EXPECT_EQ(sa_experiments("--jobs 400 --nodes 64 --workloads 2 --targets 5 --out -").out, r.out);
+  EXPECT_EQ(sa_experiments("--jobs 400 --nodes 64 --workloads 2 --targets 5 --out -").output, r.output);
 }
 
 TEST(SaExperimentsCli, BadUsageExitsWithTwoAndNamesTheOption) {
   if (!std::filesystem::exists(std::string(LOS_BIN_DIR) + "/sa-experiments")) GTEST_SKIP() << "not built";
-  CliRun r = sa_experiments("--workloads 2");
+  test::CommandResult r = sa_experiments("--workloads 2");
   EXPECT_EQ(r.status, 2);
-  EXPECT_NE(r.out.find("--out"), std::string::npos) << r.out;
+  EXPECT_NE(r.output.find("--out"), std::string::npos) << r.output;
   r = sa_experiments("--out - --targets 0");
   EXPECT_EQ(r.status, 2);
-  EXPECT_NE(r.out.find("--targets"), std::string::npos) << r.out;
+  EXPECT_NE(r.output.find("--targets"), std::string::npos) << r.output;
   r = sa_experiments("--out - --policy nosuch");
   EXPECT_EQ(r.status, 2);
-  EXPECT_NE(r.out.find("nosuch"), std::string::npos) << r.out;
+  EXPECT_NE(r.output.find("nosuch"), std::string::npos) << r.output;
   r = sa_experiments("--out /nonexistent-dir/x.tsv --jobs 10 --nodes 8 --targets 1");
   EXPECT_EQ(r.status, 1);
-  EXPECT_NE(r.out.find("/nonexistent-dir/x.tsv"), std::string::npos) << r.out;
+  EXPECT_NE(r.output.find("/nonexistent-dir/x.tsv"), std::string::npos) << r.output;
 }
 
 }  // namespace
