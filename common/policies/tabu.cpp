@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <sstream>
+#include <stdexcept>
 
 namespace los {
 namespace {
@@ -28,7 +29,7 @@ double tabu_improvement(const TabuCriteria& current, const TabuCriteria& candida
 // ---------------------------------------------------------------------------
 // TabuPlan
 
-TabuPlan::TabuPlan(int capacity, Time origin) : profile_(capacity, origin) {}
+TabuPlan::TabuPlan(int capacity, Time origin) : capacity_(capacity), now_(origin), profile_(capacity, origin) {}
 
 int TabuPlan::user_index(int user) {
   const auto [it, added] = user_of_id_.emplace(user, static_cast<int>(users_.size()));
@@ -43,9 +44,9 @@ double TabuPlan::nuwt(const UserTotals& u, std::int64_t extra_wait) const {
   return static_cast<double>(u.fixed_wait + u.planned_wait + extra_wait) / std::max(1.0, u.area);
 }
 
-double TabuPlan::job_bsd(const Entry& e, Time start) {
-  const double response = static_cast<double>(start + e.duration - e.submit);
-  return std::max(1.0, response) / static_cast<double>(std::max<Time>(1, e.duration));
+double TabuPlan::job_bsd(Time submit, Time duration, Time start) {
+  const double response = static_cast<double>(start + duration - submit);
+  return std::max(1.0, response) / static_cast<double>(std::max<Time>(1, duration));
 }
 
 void TabuPlan::add_movable(JobId id) {
@@ -65,15 +66,47 @@ void TabuPlan::drop_movable(JobId id) {
   movable_.pop_back();
 }
 
+const FreeAt& TabuPlan::base() const {
+  if (base_dirty_) {
+    base_.reset(capacity_, now_);
+    std::vector<std::pair<Time, int>> held;
+    held.reserve(running_.size());
+    for (const auto& [end, id] : running_by_end_) held.push_back({end, running_.at(id).size});
+    for (const auto& [end, size] : held) base_.hold(size, end);
+    base_dirty_ = false;
+  }
+  return base_;
+}
+
+const Planner& TabuPlan::profile() const {
+  if (profile_dirty_) {
+    profile_ = Planner(capacity_, now_);
+    for (const auto& [id, r] : running_) {
+      if (r.end > now_) profile_.add(now_, r.end, -r.size);
+    }
+    for (const Entry& e : list_) profile_.add(std::max(e.start, now_), e.start + e.duration, -e.size);
+    profile_dirty_ = false;
+  }
+  return profile_;
+}
+
+void TabuPlan::advance_to(Time now) {
+  if (now <= now_) return;
+  now_ = now;
+  base_dirty_ = true;
+  changed();
+}
+
 void TabuPlan::add_running(const Job& job, Time start, Time end) {
   const int u = user_index(job.user);
   const Time d = planned_duration(job.estimate);
   const Time wait = std::max<Time>(0, start - job.submit);
-  if (end > profile_.origin()) profile_.add(profile_.origin(), end, -job.size);
   running_[job.id] = Running{u, job.size, start, end, d, wait};
   running_by_end_.insert({end, job.id});
   users_[u].fixed_wait += wait;
   users_[u].area += static_cast<double>(d) * job.size;
+  base_dirty_ = true;
+  changed();
 }
 
 bool TabuPlan::end_running(JobId id, Time now, bool& freed) {
@@ -82,12 +115,11 @@ bool TabuPlan::end_running(JobId id, Time now, bool& freed) {
   const Running r = it->second;
   running_by_end_.erase({r.end, id});
   running_.erase(it);
-  if (r.end > now) {
-    profile_.add(now, r.end, r.size);
-    freed = true;
-  }
+  if (r.end > now) freed = true;
   // The area counted the estimate while the job ran; now its run time is known.
   users_[r.user].area += static_cast<double>((now - r.start) - r.duration) * r.size;
+  base_dirty_ = true;
+  changed();
   return true;
 }
 
@@ -95,39 +127,83 @@ Time TabuPlan::first_running_end() const {
   return running_by_end_.empty() ? kTimeInfinity : running_by_end_.begin()->first;
 }
 
+void TabuPlan::replay(std::vector<Entry>& list, std::vector<Move>* journal) const {
+  FreeAt& free = scan_;
+  free.assign(base());
+  for (Entry& e : list) {
+    const Time s = free.kth(e.size);
+    if (s != e.start) {
+      if (journal) journal->push_back({e.user, e.submit, e.duration, e.start, s});
+      e.start = s;
+    }
+    free.place(e.size, s + e.duration);
+  }
+}
+
+bool TabuPlan::fits(const std::vector<Entry>& list, std::size_t at, const FreeAt& free, int size, Time start,
+                    Time duration) const {
+  const Time end = start + duration;
+  if (at == list.size() || end <= list[at].start) return true;  // ends before the next job starts
+  FreeAt& g = trial_;
+  g.assign(free);
+  g.place(size, end);
+  for (std::size_t m = at; m < list.size(); ++m) {
+    const Entry& y = list[m];
+    // From a job that starts after the new one ends, the free times are the
+    // same as without it: the rest of the list is unchanged.
+    if (y.start >= end) return true;
+    if (g.kth(y.size) > y.start) return false;  // it would be delayed
+    g.place(y.size, y.start + y.duration);
+  }
+  return true;
+}
+
+std::pair<std::size_t, Time> TabuPlan::earliest_insert(const std::vector<Entry>& list, int size,
+                                                        Time duration) const {
+  // The start at position i never decreases with i (the free times before
+  // it only grow), so the first position where the job delays nobody gives
+  // its earliest start.
+  FreeAt& free = scan_;
+  free.assign(base());
+  for (std::size_t i = 0;; ++i) {
+    const Time s = free.kth(size);
+    if (fits(list, i, free, size, s, duration)) return {i, s};
+    const Entry& e = list[i];
+    free.place(e.size, e.start + e.duration);
+  }
+}
+
 Time TabuPlan::insert(const Job& job, Time now, Time promise) {
-  if (job.size > capacity()) return kTimeInfinity;
+  if (job.size > capacity_ || job.size <= 0 || listed_.count(job.id)) return kTimeInfinity;
+  advance_to(now);
   const Time d = planned_duration(job.estimate);
-  const Time s = profile_.earliest_start(job.size, d, now);
+  const auto [at, s] = earliest_insert(list_, job.size, d);
   if (s >= kTimeInfinity) return kTimeInfinity;
-  profile_.reserve(s, d, job.size);
   const int u = user_index(job.user);
-  const Entry e{job.id, u, job.size, job.submit, d, s, promise < kTimeInfinity ? promise : s, next_order_++, false};
-  planned_[job.id] = e;
-  by_start_.insert({s, e.order, job.id});
+  const Entry e{job.id, u, job.size, job.submit, d, s, promise < kTimeInfinity ? promise : s, false};
+  list_.insert(list_.begin() + static_cast<std::ptrdiff_t>(at), e);
+  listed_.insert(job.id);
   add_movable(job.id);
   users_[u].planned_wait += s - job.submit;
   users_[u].area += static_cast<double>(d) * job.size;
+  changed();
   return s;
 }
 
 bool TabuPlan::remove(JobId id) {
-  const auto it = planned_.find(id);
-  if (it == planned_.end()) return false;
-  const Entry e = it->second;
-  if (e.start + e.duration > profile_.origin()) {
-    profile_.add(std::max(e.start, profile_.origin()), e.start + e.duration, e.size);
-  }
-  by_start_.erase({e.start, e.order, id});
+  const auto it = std::find_if(list_.begin(), list_.end(), [id](const Entry& e) { return e.id == id; });
+  if (it == list_.end()) return false;
   drop_movable(id);
-  users_[e.user].planned_wait -= e.start - e.submit;
-  users_[e.user].area -= static_cast<double>(e.duration) * e.size;
-  planned_.erase(it);
+  users_[it->user].planned_wait -= it->start - it->submit;
+  users_[it->user].area -= static_cast<double>(it->duration) * it->size;
+  list_.erase(it);
+  listed_.erase(id);
+  changed();
   return true;
 }
 
 void TabuPlan::reset(int capacity, Time now) {
-  for (const auto& [id, e] : planned_) {
+  for (const Entry& e : list_) {
     users_[e.user].planned_wait -= e.start - e.submit;
     users_[e.user].area -= static_cast<double>(e.duration) * e.size;
   }
@@ -135,121 +211,89 @@ void TabuPlan::reset(int capacity, Time now) {
     users_[r.user].fixed_wait -= r.wait;
     users_[r.user].area -= static_cast<double>(r.duration) * r.size;
   }
-  profile_ = Planner(capacity, now);
-  planned_.clear();
-  by_start_.clear();
+  capacity_ = capacity;
+  now_ = now;
+  list_.clear();
+  listed_.clear();
   running_.clear();
   running_by_end_.clear();
   movable_.clear();
   movable_at_.clear();
+  base_dirty_ = true;
+  changed();
 }
 
-void TabuPlan::place(Entry& e, Time start) {
-  profile_.release(e.start, e.duration, e.size);
-  profile_.reserve(start, e.duration, e.size);
-  by_start_.erase({e.start, e.order, e.id});
-  by_start_.insert({start, e.order, e.id});
-  users_[e.user].planned_wait += start - e.start;
-  if (journaling_) journal_.push_back({e.id, e.start, start});
-  e.start = start;
+void TabuPlan::compress() {
+  journal_.clear();
+  replay(list_, &journal_);
+  apply_to_users(journal_);
+  if (!journal_.empty()) changed();
+  journal_.clear();
 }
 
-void TabuPlan::compress(Time now, Time from, Time until) {
-  for (auto it = by_start_.begin(); it != by_start_.end();) {
-    // A moved reservation is re-keyed to an earlier start: before `next`,
-    // so it is not visited twice.
-    const auto next = std::next(it);
-    const auto [start, order, id] = *it;
-    Entry& e = planned_.at(id);
-    // A new start must put the job's window over freed capacity: after
-    // start - duration, before `until` (which grows as moved jobs free
-    // their old spans), and before its own start.
-    const Time lo = std::max(now, from - e.duration + 1);
-    const Time hi = std::min(start, until);
-    // Any window the search below accepts covers a point of [probe_from,
-    // probe_to) (when that is not empty), and needs the units free there:
-    // two descents rule most reservations out before the full search.
-    // And every window starting in [lo, hi) covers [hi - 1, lo + duration)
-    // (before the old start): one more descent when the range is short.
-    const Time probe_from = std::max(lo, from);
-    const Time probe_to = std::min({until, hi - 1 + e.duration, start});
-    const Time core_to = std::min(lo + e.duration, start);
-    if (!e.starting && start > now && lo < hi &&
-        (probe_from >= probe_to || profile_.earliest_start(e.size, 1, probe_from, probe_to) < probe_to) &&
-        (hi - 1 >= core_to || profile_.min_free(hi - 1, core_to) >= e.size)) {
-      // Asked with the job's own reservation in place: cut at `hi`, the
-      // window is checked up to there; the rest of it, up to the old start,
-      // is checked next (from the old start on the job holds the units).
-      const Time s = profile_.earliest_start(e.size, e.duration, lo, hi);
-      const Time checked_to = std::min(s + e.duration, start);
-      if (s < hi && (checked_to <= hi || profile_.min_free(hi, checked_to) >= e.size)) {
-        // A start in [s, hi) that failed the second check would fail it
-        // too (its window covers the same short point), so s is the
-        // earliest start in [lo, hi).
-        if (until < kTimeInfinity) until = std::max(until, start + e.duration);
-        place(e, s);
-      }
-    }
-    it = next;
-  }
+void TabuPlan::apply_to_users(const std::vector<Move>& moves) {
+  for (const Move& m : moves) users_[m.user].planned_wait += m.to - m.from;
 }
 
 bool TabuPlan::start_planned(JobId id, Time start) {
-  const auto it = planned_.find(id);
-  if (it == planned_.end() || !it->second.starting || it->second.start != start) return false;
-  const Entry e = it->second;
-  by_start_.erase({e.start, e.order, id});
+  const auto it = std::find_if(list_.begin(), list_.end(), [id](const Entry& e) { return e.id == id; });
+  if (it == list_.end() || !it->starting || it->start != start) return false;
+  const Entry e = *it;
+  list_.erase(it);
+  listed_.erase(id);
   drop_movable(id);
-  planned_.erase(it);
   UserTotals& u = users_[e.user];
   u.planned_wait -= e.start - e.submit;
   const Time wait = std::max<Time>(0, start - e.submit);
   u.fixed_wait += wait;
-  // The reserved span becomes the running span: the profile is unchanged.
+  // The units the list gave it become the running job's: the starts of the
+  // rest of the list are unchanged.
   running_[id] = Running{e.user, e.size, start, start + e.duration, e.duration, wait};
   running_by_end_.insert({start + e.duration, id});
+  base_dirty_ = true;
   return true;
 }
 
 const TabuPlan::Entry* TabuPlan::find(JobId id) const {
-  const auto it = planned_.find(id);
-  return it == planned_.end() ? nullptr : &it->second;
+  if (!listed_.count(id)) return nullptr;
+  for (const Entry& e : list_) {
+    if (e.id == id) return &e;
+  }
+  return nullptr;
 }
 
 std::vector<PlannedStart> TabuPlan::starts() const {
   std::vector<PlannedStart> out;
-  out.reserve(by_start_.size());
-  for (const auto& [start, order, id] : by_start_) out.push_back({id, start});
+  out.reserve(list_.size());
+  for (const Entry& e : list_) out.push_back({e.id, e.start});
   return out;
 }
 
 std::vector<JobId> TabuPlan::take_due(Time now) {
+  // Starts do not decrease along the list: the due jobs are a prefix.
   std::vector<JobId> due;
-  for (const auto& [start, order, id] : by_start_) {
-    if (start > now) break;
-    Entry& e = planned_.at(id);
+  for (Entry& e : list_) {
+    if (e.start > now) break;
     if (e.starting) continue;
     e.starting = true;
-    drop_movable(id);
-    due.push_back(id);
+    drop_movable(e.id);
+    due.push_back(e.id);
   }
   return due;
 }
 
-Time TabuPlan::first_start() const {
-  return by_start_.empty() ? kTimeInfinity : std::get<0>(*by_start_.begin());
-}
+Time TabuPlan::first_start() const { return list_.empty() ? kTimeInfinity : list_.front().start; }
 
 TabuCriteria TabuPlan::criteria() const {
   TabuCriteria c;
   std::int64_t wait = 0, duration = 0;
   double bsd = 0;
-  for (const auto& [id, e] : planned_) {
+  for (const Entry& e : list_) {
     wait += e.start - e.submit;
     duration += e.duration;
-    bsd += job_bsd(e, e.start);
+    bsd += job_bsd(e.submit, e.duration, e.start);
   }
-  const double n = static_cast<double>(std::max<std::size_t>(1, planned_.size()));
+  const double n = static_cast<double>(std::max<std::size_t>(1, list_.size()));
   c.wait = std::max(0.0, static_cast<double>(wait) / n);
   c.response = std::max(0.0, static_cast<double>(wait + duration) / n);
   c.bsd = std::max(1.0, bsd / n);
@@ -266,29 +310,27 @@ void TabuPlan::prepare() {
   wait_sum_ = 0;
   duration_sum_ = 0;
   bsd_sum_ = 0;
-  for (const auto& [id, e] : planned_) {
+  for (const Entry& e : list_) {
     wait_sum_ += e.start - e.submit;
     duration_sum_ += e.duration;
-    bsd_sum_ += job_bsd(e, e.start);
+    bsd_sum_ += job_bsd(e.submit, e.duration, e.start);
   }
   nuwt_sum_ = 0;
   for (const UserTotals& u : users_) nuwt_sum_ += nuwt(u, 0);
   current_ = criteria();
 }
 
-TabuPlan::Delta TabuPlan::evaluate(TabuCriteria& candidate) {
+TabuPlan::Delta TabuPlan::evaluate(const std::vector<Move>& moves, TabuCriteria& candidate) {
   Delta d;
-  for (const Move& m : journal_) {
-    if (m.from == m.to) continue;
-    const Entry& e = planned_.at(m.id);
+  for (const Move& m : moves) {
     d.wait += m.to - m.from;
     // One division of an exact integer difference: equal and opposite
     // changes of equal jobs cancel exactly.
-    d.bsd += static_cast<double>(std::max<Time>(1, m.to + e.duration - e.submit) -
-                                 std::max<Time>(1, m.from + e.duration - e.submit)) /
-             static_cast<double>(std::max<Time>(1, e.duration));
-    if (user_delta_[e.user] == 0) touched_.push_back(e.user);
-    user_delta_[e.user] += m.to - m.from;
+    d.bsd += static_cast<double>(std::max<Time>(1, m.to + m.duration - m.submit) -
+                                 std::max<Time>(1, m.from + m.duration - m.submit)) /
+             static_cast<double>(std::max<Time>(1, m.duration));
+    if (user_delta_[m.user] == 0) touched_.push_back(m.user);
+    user_delta_[m.user] += m.to - m.from;
   }
   // F = S2 - S1^2 / u with S1, S2 the sum of NUWT and of its squares; only
   // the users whose planned wait changed contribute to the difference.
@@ -297,14 +339,14 @@ TabuPlan::Delta TabuPlan::evaluate(TabuCriteria& candidate) {
     const std::int64_t delta = user_delta_[u];
     user_delta_[u] = 0;
     if (delta == 0) continue;
-    const double after = nuwt(users_[u], 0);  // the moves are already in place
-    const double before = nuwt(users_[u], -delta);
+    const double before = nuwt(users_[u], 0);
+    const double after = nuwt(users_[u], delta);
     ds1 += after - before;
     ds2 += after * after - before * before;
   }
   touched_.clear();
   d.nuwt_sum = ds1;
-  const double n = static_cast<double>(std::max<std::size_t>(1, planned_.size()));
+  const double n = static_cast<double>(std::max<std::size_t>(1, list_.size()));
   candidate = current_;
   if (d.wait != 0) {
     candidate.wait = std::max(0.0, static_cast<double>(wait_sum_ + d.wait) / n);
@@ -320,60 +362,44 @@ TabuPlan::Delta TabuPlan::evaluate(TabuCriteria& candidate) {
 }
 
 TabuPlan::MoveResult TabuPlan::try_move(JobId id, Time now, bool safe) {
-  Entry& e = planned_.at(id);
-  const Time old_start = e.start;
-  const std::int64_t old_order = e.order;
+  advance_to(now);
+  const auto at = static_cast<std::size_t>(
+      std::find_if(list_.begin(), list_.end(), [id](const Entry& e) { return e.id == id; }) - list_.begin());
+  if (at == list_.size()) return MoveResult::Rejected;
+  Entry moved = list_[at];
 
-  // Remove, compress, re-insert at the earliest start (Algorithm 2, 10-12).
-  profile_.release(old_start, e.duration, e.size);
-  by_start_.erase({old_start, old_order, id});
+  // Remove, compress, re-insert at the earliest start (Algorithm 2, 10-12),
+  // on a copy of the list: the current plan stays as it is until the move is
+  // kept.
+  candidate_.assign(list_.begin(), list_.begin() + static_cast<std::ptrdiff_t>(at));
+  candidate_.insert(candidate_.end(), list_.begin() + static_cast<std::ptrdiff_t>(at) + 1, list_.end());
   journal_.clear();
-  journaling_ = true;
-  compress(now, old_start, old_start + e.duration);
-  journaling_ = false;
-  const Time s = profile_.earliest_start(e.size, e.duration, now);
-  profile_.reserve(s, e.duration, e.size);
-  e.start = s;
-  e.order = next_order_++;
-  by_start_.insert({s, e.order, id});
-  users_[e.user].planned_wait += s - old_start;
-  journal_.push_back({id, old_start, s});
+  replay(candidate_, &journal_);
+  const auto [to, s] = earliest_insert(candidate_, moved.size, moved.duration);
+  if (safe && s > moved.promise) return MoveResult::Unsafe;
+  if (s != moved.start) journal_.push_back({moved.user, moved.submit, moved.duration, moved.start, s});
+  if (journal_.empty()) return MoveResult::Rejected;  // the same plan: scores 0
 
-  MoveResult result = MoveResult::Rejected;
-  if (safe && s > e.promise) {
-    result = MoveResult::Unsafe;
-  } else {
-    TabuCriteria candidate;
-    const Delta d = evaluate(candidate);
-    if (tabu_improvement(current_, candidate) > kTabuAcceptEpsilon) {
-      current_ = candidate;
-      wait_sum_ += d.wait;
-      bsd_sum_ += d.bsd;
-      nuwt_sum_ += d.nuwt_sum;
-      return MoveResult::Kept;
-    }
-  }
-
-  // Undo: the re-insertion, then the compression backwards, then the
-  // removal. Each step restores a state that existed, so no reserve
-  // overbooks; the plan is exactly the one before the move.
-  profile_.release(s, e.duration, e.size);
-  by_start_.erase({s, e.order, id});
-  journal_.pop_back();
-  for (auto m = journal_.rbegin(); m != journal_.rend(); ++m) place(planned_.at(m->id), m->from);
-  e.start = old_start;
-  e.order = old_order;
-  profile_.reserve(old_start, e.duration, e.size);
-  by_start_.insert({old_start, old_order, id});
-  users_[e.user].planned_wait += old_start - s;
-  journal_.clear();
-  return result;
+  TabuCriteria candidate;
+  const Delta d = evaluate(journal_, candidate);
+  if (tabu_improvement(current_, candidate) <= kTabuAcceptEpsilon) return MoveResult::Rejected;
+  moved.start = s;
+  candidate_.insert(candidate_.begin() + static_cast<std::ptrdiff_t>(to), moved);
+  list_.swap(candidate_);
+  apply_to_users(journal_);
+  current_ = candidate;
+  wait_sum_ += d.wait;
+  bsd_sum_ += d.bsd;
+  nuwt_sum_ += d.nuwt_sum;
+  changed();
+  return MoveResult::Kept;
 }
 
 std::int64_t TabuPlan::search(Time now, std::int64_t iterations, std::size_t tabu_size, bool safe,
                               std::mt19937_64& rng, std::chrono::steady_clock::time_point deadline,
                               TabuSearchStats& stats) {
   if (movable_.size() < 2) return 0;
+  advance_to(now);
   prepare();
   const bool timed = deadline != std::chrono::steady_clock::time_point::max();
   std::deque<JobId> tabu;
@@ -427,22 +453,32 @@ std::int64_t TabuPlan::search(Time now, std::int64_t iterations, std::size_t tab
 }
 
 bool TabuPlan::consistent() const {
-  Planner expect(profile_.capacity(), profile_.origin());
-  for (const auto& [id, r] : running_) {
-    if (r.end > profile_.origin()) expect.add(profile_.origin(), r.end, -r.size);
-  }
+  // A fixed point of the replay, in order, not in the past.
+  std::vector<Entry> replayed = list_;
+  replay(replayed, nullptr);
+  Time previous = now_;
   std::vector<std::int64_t> planned_wait(users_.size(), 0);
-  for (const auto& [id, e] : planned_) {
-    if (e.start < profile_.origin()) return false;
-    expect.reserve(e.start, e.duration, e.size);
+  for (std::size_t i = 0; i < list_.size(); ++i) {
+    const Entry& e = list_[i];
+    if (replayed[i].start != e.start || e.start < previous || !listed_.count(e.id)) return false;
+    previous = e.start;
     planned_wait[e.user] += e.start - e.submit;
-    if (!by_start_.count({e.start, e.order, id})) return false;
   }
-  if (by_start_.size() != planned_.size()) return false;
+  if (listed_.size() != list_.size()) return false;
   for (std::size_t u = 0; u < users_.size(); ++u) {
     if (planned_wait[u] != users_[u].planned_wait) return false;
   }
-  return expect.slots() == profile_.slots();
+  // The units are never overbooked.
+  Planner check(capacity_, now_);
+  try {
+    for (const auto& [id, r] : running_) {
+      if (r.end > now_) check.reserve(now_, r.end - now_, r.size);
+    }
+    for (const Entry& e : list_) check.reserve(e.start, e.duration, e.size);
+  } catch (const std::logic_error&) {
+    return false;
+  }
+  return true;
 }
 
 // ---------------------------------------------------------------------------
@@ -496,7 +532,7 @@ void TabuPolicy::rebuild(const Snapshot& snapshot) {
   // Re-plan the old reservations in their old order, keeping their promises;
   // the queue pass in step() plans the rest.
   std::vector<std::pair<JobId, Time>> holders;
-  for (const PlannedStart& p : plan_.starts()) holders.push_back({p.job, plan_.find(p.job)->promise});
+  for (const TabuPlan::Entry& e : plan_.entries()) holders.push_back({e.id, e.promise});
   plan_.reset(snapshot.total_units, now);
   for (const RunningJob& r : snapshot.running) {
     if (!r.suspended) plan_.add_running(r.job, r.start, r.expected_end(now));
@@ -522,12 +558,12 @@ StepResult TabuPolicy::step(const Snapshot& snapshot) {
     if (!apply_events(snapshot, freed)) {
       rebuild(snapshot);
     } else if (freed) {
-      plan_.compress(now, now);
+      plan_.compress();
     }
   }
 
   for (const Job& job : snapshot.queue) {
-    if (!plan_.find(job.id)) plan_.insert(job, now);
+    if (!plan_.contains(job.id)) plan_.insert(job, now);
   }
 
   if (options_.period > 0 && now >= next_search_) {
@@ -560,8 +596,8 @@ StepResult TabuPolicy::step(const Snapshot& snapshot) {
 std::vector<PlannedStart> TabuPolicy::reservations() const {
   if (!options_.safe) return {};  // predictions, not promises: the search may delay a job
   std::vector<PlannedStart> out;
-  for (const PlannedStart& p : plan_.starts()) {
-    if (!plan_.find(p.job)->starting) out.push_back(p);
+  for (const TabuPlan::Entry& e : plan_.entries()) {
+    if (!e.starting) out.push_back({e.id, e.start});
   }
   return out;
 }

@@ -11,20 +11,23 @@
 // improvements of mean bounded slowdown, wait, response and the fairness
 // criterion F is positive. Jobs start when their reservation comes due.
 //
-// The plan data structure (TabuPlan) makes one search iteration cheaper than
-// re-planning: the removal and re-insertion are profile operations, the
-// compression searches each reservation's earlier starts only where its
-// window would meet freed capacity (two O(log P) probes rule most out), the
-// criteria of the candidate are computed from the reservations that moved
-// (not from the whole plan), and a rejected move is undone by replaying its
-// journal backwards instead of rebuilding the plan. What remains is the
-// cascade: removing one job can let every later reservation move
-// (docs/benchmarks.md, "Tabu search").
+// The plan data structure (TabuPlan) is the paper's own (spec 2.2): an
+// ordered list of the waiting jobs and the running jobs' expected ends. The
+// starts are a function of the list: replaying it, each job takes the units
+// that are free first (FreeAt). Compression is that replay, so it keeps the
+// order of starts as the paper requires; insertion finds the earliest
+// position and start that delay nobody (spec 2.4, exact). One search
+// iteration is two linear passes over a copy of the list (compress,
+// re-insert) and a sum over the starts that changed; a rejected move costs
+// nothing to undo, the copy is dropped. No profile is maintained during the
+// search: the availability profile (profile()) is derived when asked for.
 //
 // Design choices the paper leaves open ([I] in the spec) and taken here:
-//   - Compression is the profile compression of conservative backfilling:
-//     reservations, in order of start, each move to their earliest start if
-//     that is earlier. No reservation ever moves later.
+//   - Compression keeps the order of starts (the paper, after Klusacek's
+//     thesis): a job moves earlier only as far as the jobs before it in the
+//     list allow. Our `conservative` compresses each reservation to its
+//     earliest start instead, which may reorder; with exact estimates (no
+//     early ends) the two plans are the same, `tabu:period=0` = conservative.
 //   - Wait, response and slowdown average over waiting jobs only; F uses all
 //     jobs (finished, running, planned) of every user seen so far, with the
 //     paper's F = sum (mean NUWT - NUWT_o)^2 and Alea's zero-division guards.
@@ -45,8 +48,10 @@
 #include <set>
 #include <tuple>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
+#include "planner/free_at.hpp"
 #include "policy/policy.hpp"
 
 namespace los {
@@ -88,16 +93,19 @@ class TabuPlan {
     Time duration;
     Time start;
     Time promise;  // the start given at insertion
-    std::int64_t order;
     bool starting;  // a start decision was issued; waiting for Started
   };
 
   explicit TabuPlan(int capacity = 0, Time origin = 0);
 
-  int capacity() const { return static_cast<int>(profile_.capacity()); }
-  Time origin() const { return profile_.origin(); }
-  const Planner& profile() const { return profile_; }
-  void advance_to(Time now) { profile_.advance_to(now); }
+  int capacity() const { return capacity_; }
+  Time origin() const { return now_; }
+  // The availability profile: running jobs and reservations (derived from
+  // the list when asked for; O(n log n) after a change).
+  const Planner& profile() const;
+  // Time moves on; the plan's starts are unchanged (all are >= now while
+  // the plan is current).
+  void advance_to(Time now);
 
   // A job that holds units until `end` (expected). Its wait counts in its
   // user's fixed total and its area in the user's area.
@@ -106,34 +114,33 @@ class TabuPlan {
   // set when it ended before its expected end (the plan should be compressed).
   bool end_running(JobId id, Time now, bool& freed);
   bool is_running(JobId id) const { return running_.count(id) != 0; }
-  // Earliest end the profile expects among running jobs (kTimeInfinity if none).
+  // Earliest end expected among running jobs (kTimeInfinity if none).
   Time first_running_end() const;
 
-  // Conservative insertion: the earliest start that delays no reservation.
+  // Conservative insertion: the earliest start that delays no reservation
+  // (the job goes into the list before the first job it must precede).
   // Returns kTimeInfinity (and plans nothing) if the job is larger than the
-  // machine.
-  // `promise` carries a promise over from a previous plan (a rebuild);
-  // otherwise the start found becomes the job's promise.
+  // machine. `promise` carries a promise over from a previous plan (a
+  // rebuild); otherwise the start found becomes the job's promise.
   Time insert(const Job& job, Time now, Time promise = kTimeInfinity);
   // Forgets the reservations and running jobs (a rebuild), keeping what the
   // user totals learned from finished jobs.
   void reset(int capacity, Time now);
-  // Deletes a waiting job's reservation (no compression). False if unknown.
+  // Deletes a waiting job from the list (no compression). False if unknown.
   bool remove(JobId id);
-  // Compression after capacity was freed on [from, until): reservations, in
-  // order of start, move to their earliest start (>= now) if that is earlier
-  // and their new window overlaps freed capacity (what a moved reservation
-  // gives back counts as freed for the ones after it). In a plan where no
-  // reservation could start earlier, this is the classical compression; it
-  // only visits the part of the profile that changed.
-  void compress(Time now, Time from = 0, Time until = kTimeInfinity);
+  // Compression: replays the list, so every job moves as early as the jobs
+  // before it allow (never later). Call after units were freed.
+  void compress();
 
   // A waiting job became running by this policy's decision.
   bool start_planned(JobId id, Time start);
 
+  // The entry of a waiting job, or nullptr (O(n)).
   const Entry* find(JobId id) const;
-  std::size_t planned() const { return planned_.size(); }
-  // Reservations in order of start (ties: order of insertion).
+  bool contains(JobId id) const { return listed_.count(id) != 0; }
+  std::size_t planned() const { return list_.size(); }
+  // The list: waiting jobs in order of start.
+  const std::vector<Entry>& entries() const { return list_; }
   std::vector<PlannedStart> starts() const;
   // Waiting jobs whose reservation is due at `now` and not yet starting;
   // marks them starting.
@@ -155,16 +162,19 @@ class TabuPlan {
   const TabuCriteria& current() const { return current_; }
 
   enum class MoveResult { Kept, Rejected, Unsafe };
-  // One move of the search, kept or undone by the criteria: remove `id`,
-  // compress, re-insert at the earliest start. Unsafe: `safe` and the job
-  // would start after its promise (undone). Public for tests and benchmarks.
+  // One move of the search, kept or dropped by the criteria: remove `id`,
+  // compress, re-insert at the earliest start, all on a copy of the list.
+  // Unsafe: `safe` and the job would start after its promise. Public for
+  // tests and benchmarks.
   MoveResult try_move(JobId id, Time now, bool safe);
 
   // The jobs the search can move (waiting, not starting), in no fixed order.
   const std::vector<JobId>& movable() const { return movable_; }
 
-  // Sanity check for tests: the profile equals running jobs plus
-  // reservations and the incremental per-user sums match a recount.
+  // Sanity check for tests: the list is a fixed point of the replay (its
+  // starts are what compression gives), starts do not decrease along it and
+  // are not in the past, the profile never overbooks, and the incremental
+  // per-user sums match a recount.
   bool consistent() const;
 
  private:
@@ -181,48 +191,72 @@ class TabuPlan {
     std::int64_t planned_wait = 0;  // waiting jobs, at their planned start
     double area = 0;                // run time x size over all jobs
   };
-  struct Move {
-    JobId id;
+  struct Move {  // a start that changed in a candidate list
+    int user;
+    Time submit;
+    Time duration;
     Time from;
     Time to;
   };
-  using ByStart = std::set<std::tuple<Time, std::int64_t, JobId>>;
 
   int user_index(int user);
   double nuwt(const UserTotals& u, std::int64_t extra_wait) const;
-  void place(Entry& e, Time start);  // moves a reservation, journals it
   void add_movable(JobId id);
   void drop_movable(JobId id);
+  // The free times of the units at `now_` given the running jobs.
+  const FreeAt& base() const;
+  // Replays `list` from the base: sets every start, journals the changes
+  // (if `journal`), returns false if a start would be later than before
+  // (never, in a plan that is a fixed point).
+  void replay(std::vector<Entry>& list, std::vector<Move>* journal) const;
+  // Where `e` goes in `list` and when it starts (spec 2.4, exact).
+  std::pair<std::size_t, Time> earliest_insert(const std::vector<Entry>& list, int size, Time duration) const;
+  // Would a job of `size` x `duration` placed at position `at` of `list`,
+  // starting at `start`, with the units before it in `free`, delay a later job?
+  bool fits(const std::vector<Entry>& list, std::size_t at, const FreeAt& free, int size, Time start,
+            Time duration) const;
+  // Applies journalled start changes to the user totals.
+  void apply_to_users(const std::vector<Move>& moves);
   // What the journalled moves change: the candidate's criteria and sums.
   struct Delta {
     std::int64_t wait = 0;
     double bsd = 0;
     double nuwt_sum = 0;
   };
-  Delta evaluate(TabuCriteria& candidate);
-  static double job_bsd(const Entry& e, Time start);
+  Delta evaluate(const std::vector<Move>& moves, TabuCriteria& candidate);
+  static double job_bsd(Time submit, Time duration, Time start);
+  void changed() { profile_dirty_ = true; }
 
-  Planner profile_;
-  std::unordered_map<JobId, Entry> planned_;
-  ByStart by_start_;
+  int capacity_;
+  Time now_;
+  std::vector<Entry> list_;
+  std::unordered_set<JobId> listed_;
   std::unordered_map<JobId, Running> running_;
   std::set<std::pair<Time, JobId>> running_by_end_;
   std::unordered_map<int, int> user_of_id_;  // trace user id -> index
   std::vector<UserTotals> users_;
   std::vector<JobId> movable_;
   std::unordered_map<JobId, std::size_t> movable_at_;
-  std::int64_t next_order_ = 0;
 
-  // The search's view: sums of the current plan and the journal of a move.
-  bool journaling_ = false;
-  std::vector<Move> journal_;
-  std::int64_t wait_sum_ = 0;     // over waiting jobs: start - submit
+  // Derived state, rebuilt on demand.
+  mutable FreeAt base_;
+  mutable bool base_dirty_ = true;
+  mutable Planner profile_;
+  mutable bool profile_dirty_ = true;
+
+  // The search's view: sums of the current plan, and scratch reused by
+  // every move (no allocation per iteration).
+  std::int64_t wait_sum_ = 0;  // over waiting jobs: start - submit
   std::int64_t duration_sum_ = 0;
   double bsd_sum_ = 0;
-  std::vector<std::int64_t> user_delta_;  // scratch, per user
-  std::vector<int> touched_;
   double nuwt_sum_ = 0;
   TabuCriteria current_;
+  std::vector<Entry> candidate_;
+  std::vector<Move> journal_;
+  mutable FreeAt scan_;
+  mutable FreeAt trial_;
+  std::vector<std::int64_t> user_delta_;  // per user
+  std::vector<int> touched_;
 };
 
 class TabuPolicy final : public Policy {

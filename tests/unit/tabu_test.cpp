@@ -90,7 +90,10 @@ class TabuHandPlan : public ::testing::Test {
 };
 
 TEST_F(TabuHandPlan, InsertionTakesTheEarliestGap) {
-  EXPECT_EQ(starts(plan), (Starts{{2, 0}, {1, 10}, {3, 15}, {4, 15}}));
+  // The list: B, A, then D before C. D (1 x 20 from 15) delays nobody at
+  // the first position where it can start at 15, ahead of C; C still gets
+  // its 3 units at 15.
+  EXPECT_EQ(starts(plan), (Starts{{2, 0}, {1, 10}, {4, 15}, {3, 15}}));
   // Free units: [0,15) 0, [15,20) 0, [20,35) 3, then 4 (adjacent equal segments merge).
   EXPECT_EQ(plan.profile().slots(),
             (std::vector<AvailabilitySlot>{{0, 20, 0}, {20, 35, 3}, {35, kTimeInfinity, 4}}));
@@ -98,7 +101,7 @@ TEST_F(TabuHandPlan, InsertionTakesTheEarliestGap) {
 
 TEST_F(TabuHandPlan, RemovalThenCompressionMovesLaterJobsEarlier) {
   ASSERT_TRUE(plan.remove(1));
-  plan.compress(0, 10);
+  plan.compress();
   // C fits in [10, 15) once A is gone; then D fits beside it from 10.
   EXPECT_EQ(start_in(plan, 3), 10);
   EXPECT_EQ(start_in(plan, 4), 10);
@@ -123,18 +126,71 @@ TEST_F(TabuHandPlan, CriteriaMatchHandValues) {
   EXPECT_NEAR(c.fairness, f, 1e-12);
 }
 
-TEST_F(TabuHandPlan, WorseningMoveIsUndoneExactly) {
+TEST_F(TabuHandPlan, WorseningMoveLeavesThePlanAsItWas) {
   // Moving A: C and D gain 5 each, A loses 20; slowdown, wait, response and
   // F all get worse, so the move is rejected and the plan is as before.
   const std::vector<AvailabilitySlot> before = plan.profile().slots();
   plan.prepare();
   EXPECT_EQ(plan.try_move(1, 0, false), TabuPlan::MoveResult::Rejected);
-  EXPECT_EQ(starts(plan), (Starts{{2, 0}, {1, 10}, {3, 15}, {4, 15}}));
+  EXPECT_EQ(starts(plan), (Starts{{2, 0}, {1, 10}, {4, 15}, {3, 15}}));
   EXPECT_EQ(plan.profile().slots(), before);
   EXPECT_TRUE(plan.consistent());
   // A move that changes nothing scores 0 and is rejected too.
   EXPECT_EQ(plan.try_move(4, 0, false), TabuPlan::MoveResult::Rejected);
   EXPECT_EQ(start_in(plan, 4), 15);
+}
+
+// Compression keeps the order of starts (the paper): 4 units; R1 (2 units)
+// expected until 100, R2 (2 units) until 70. X (4 x 10) is planned at 100,
+// Y (2 x 40) after it at 110 ([70, 100) is too short for it). R1 ends at 5:
+// X moves to 70 (R2 still holds 2 units) and Y follows it at 80. Our
+// conservative's compression would put Y at 5, before X.
+TEST(TabuCompression, KeepsTheOrderOfStarts) {
+  TabuPlan plan(4, 0);
+  plan.add_running(job(91, 0, 2, 100, 100, 9), 0, 100);
+  plan.add_running(job(92, 0, 2, 70, 70, 9), 0, 70);
+  EXPECT_EQ(plan.insert(job(1, 0, 4, 10, 10, 1), 0), 100);
+  EXPECT_EQ(plan.insert(job(2, 0, 2, 40, 40, 2), 0), 110);
+  plan.advance_to(5);
+  bool freed = false;
+  ASSERT_TRUE(plan.end_running(91, 5, freed));
+  EXPECT_TRUE(freed);
+  plan.compress();
+  EXPECT_EQ(starts(plan), (Starts{{1, 70}, {2, 80}}));
+  EXPECT_TRUE(plan.consistent());
+  // A new 2 x 40 job takes the gap before X: it delays nobody there.
+  EXPECT_EQ(plan.insert(job(3, 5, 2, 40, 40, 3), 5), 5);
+  EXPECT_EQ(starts(plan), (Starts{{3, 5}, {1, 70}, {2, 80}}));
+}
+
+// Insertion into the list gives the earliest start of the availability
+// profile (spec 2.4) and moves no other job, on random plans.
+TEST(TabuInsertion, EqualsTheProfilesEarliestStartAndDelaysNobody) {
+  std::mt19937_64 rng(11);
+  int checked = 0;
+  for (int trial = 0; trial < 300; ++trial) {
+    const int units = std::uniform_int_distribution<int>(1, 32)(rng);
+    TabuPlan plan(units, 0);
+    std::uniform_int_distribution<int> size(1, units);
+    std::uniform_int_distribution<Time> dur(1, 100);
+    int used = 0;
+    for (JobId id = 1; id <= 4; ++id) {
+      const int s = std::uniform_int_distribution<int>(0, units - used)(rng);
+      if (s == 0) continue;
+      used += s;
+      plan.add_running(job(1000 + id, 0, s, 100, 100, 1), 0, dur(rng));
+    }
+    for (JobId id = 1; id <= 30; ++id) {
+      const Job j = job(id, 0, size(rng), dur(rng), -1, static_cast<int>(id % 4));
+      const Starts before = starts(plan);
+      const Time expect = plan.profile().earliest_start(j.size, j.estimate, 0);
+      ASSERT_EQ(plan.insert(j, 0), expect) << "trial " << trial << " job " << id;
+      for (const auto& [other, start] : before) ASSERT_EQ(start_in(plan, other), start);
+      ++checked;
+    }
+    ASSERT_TRUE(plan.consistent());
+  }
+  EXPECT_EQ(checked, 9000);
 }
 
 // 4 units; R (all 4) runs until 10. A (4 x 100) is planned at 10, B and C

@@ -1,0 +1,76 @@
+#include "planner/free_at.hpp"
+
+#include <algorithm>
+
+namespace los {
+
+void FreeAt::reset(std::int64_t capacity, Time now) {
+  buckets_.clear();
+  head_ = 0;
+  capacity_ = std::max<std::int64_t>(0, capacity);
+  if (capacity_ > 0) buckets_.push_back({now, capacity_});
+}
+
+void FreeAt::hold(std::int64_t units, Time until) {
+  if (units <= 0 || head_ >= buckets_.size()) return;
+  // The held units come out of the first bucket (all free "now" at this
+  // point) and move to `until`.
+  Bucket& first = buckets_[head_];
+  units = std::min(units, first.units);
+  if (until <= first.at) return;
+  first.units -= units;
+  if (first.units == 0) ++head_;
+  add(until, units);
+}
+
+Time FreeAt::kth(std::int64_t k) const {
+  if (k <= 0) return head_ < buckets_.size() ? buckets_[head_].at : kTimeInfinity;
+  for (std::size_t i = head_; i < buckets_.size(); ++i) {
+    k -= buckets_[i].units;
+    if (k <= 0) return buckets_[i].at;
+  }
+  return kTimeInfinity;
+}
+
+void FreeAt::place(std::int64_t k, Time end) {
+  std::int64_t taken = 0;
+  while (k > 0 && head_ < buckets_.size()) {
+    Bucket& b = buckets_[head_];
+    const std::int64_t take = std::min(k, b.units);
+    b.units -= take;
+    k -= take;
+    taken += take;
+    if (b.units == 0) ++head_;
+  }
+  // Consumed buckets pile up before head_: drop them once they are half the
+  // storage, so the vector stays as large as the live buckets.
+  if (head_ >= 32 && 2 * head_ >= buckets_.size()) {
+    buckets_.erase(buckets_.begin(), buckets_.begin() + static_cast<std::ptrdiff_t>(head_));
+    head_ = 0;
+  }
+  add(end, taken);
+}
+
+void FreeAt::add(Time at, std::int64_t units) {
+  if (units <= 0) return;
+  // Ends are usually the largest values: search from the back.
+  std::size_t i = buckets_.size();
+  while (i > head_ && buckets_[i - 1].at > at) --i;
+  if (i > head_ && buckets_[i - 1].at == at) {
+    buckets_[i - 1].units += units;
+    return;
+  }
+  if (i == head_ && head_ > 0) {  // room before the live part
+    buckets_[--head_] = {at, units};
+    return;
+  }
+  buckets_.insert(buckets_.begin() + static_cast<std::ptrdiff_t>(i), {at, units});
+}
+
+void FreeAt::assign(const FreeAt& other) {
+  buckets_.assign(other.buckets_.begin() + static_cast<std::ptrdiff_t>(other.head_), other.buckets_.end());
+  head_ = 0;
+  capacity_ = other.capacity_;
+}
+
+}  // namespace los
