@@ -53,9 +53,9 @@ void FreeAt::place(std::int64_t k, Time end) {
 
 void FreeAt::add(Time at, std::int64_t units) {
   if (units <= 0) return;
-  // Ends are usually the largest values: search from the back.
-  std::size_t i = buckets_.size();
-  while (i > head_ && buckets_[i - 1].at > at) --i;
+  const auto first_after = std::upper_bound(buckets_.begin() + static_cast<std::ptrdiff_t>(head_), buckets_.end(), at,
+                                            [](Time t, const Bucket& b) { return t < b.at; });
+  std::size_t i = static_cast<std::size_t>(first_after - buckets_.begin());
   if (i > head_ && buckets_[i - 1].at == at) {
     buckets_[i - 1].units += units;
     return;

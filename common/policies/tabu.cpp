@@ -144,6 +144,10 @@ bool TabuPlan::fits(const std::vector<Entry>& list, std::size_t at, const FreeAt
                     Time duration) const {
   const Time end = start + duration;
   if (at == list.size() || end <= list[at].start) return true;  // ends before the next job starts
+  // The next job gets the units after the new job's `size` first ones: if
+  // the (size + its size)-th free time is after its start, it would be
+  // delayed. Decides most positions without copying the free times.
+  if (free.kth(size + list[at].size) > list[at].start) return false;
   FreeAt& g = trial_;
   g.assign(free);
   g.place(size, end);

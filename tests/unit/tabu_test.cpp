@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <random>
+#include <tuple>
 #include <unordered_map>
 
 #include "metrics/summary.hpp"
@@ -429,31 +430,46 @@ TEST(TabuPolicy, SafeNeverStartsAJobAfterItsFirstReservation) {
   }
 }
 
-// Every shared trace under tabu, tabu:safe and bf-fair, with the trace's own
-// estimates (early ends: compression is exercised) and with perfect ones.
-// Windows of 2,000 jobs (skipping the first 1,000): the search costs seconds
-// per thousand jobs on the busiest traces, the whole set would take most of
-// an hour.
-TEST(TabuPolicy, InvariantsHoldOnEverySharedTrace) {
+// Every whole shared trace under tabu, tabu:safe and bf-fair, with the
+// trace's own estimates (early ends: compression is exercised) and with
+// perfect ones; one test per policy and estimate kind, so ctest runs them in
+// parallel. tabu:safe's reservations are promises and the checker holds it
+// to them.
+class TabuTraceInvariants : public ::testing::TestWithParam<std::tuple<std::string, bool>> {};
+
+TEST_P(TabuTraceInvariants, EveryWholeTraceKeepsEveryInvariant) {
   const std::vector<std::string> traces = test::shared_traces();
   if (traces.empty()) GTEST_SKIP() << "shared traces absent";
+  const auto& [spec, perfect] = GetParam();
   for (const std::string& file : traces) {
     Workload w = read_swf(file);
-    cut_window(w, 1000, 2000);
-    for (const bool perfect : {false, true}) {
-      if (perfect) {
-        for (Job& j : w.jobs) j.estimate = std::max<Time>(j.runtime, 1);
-      }
-      for (const std::string spec : {"tabu", "tabu:safe", "bf-fair"}) {
-        PolicyPtr p = make_policy(spec);
-        InvariantChecker checker;
-        const SimResult r = simulate(w, *p, {}, &checker);
-        EXPECT_EQ(checker.check(r, true), std::vector<std::string>{})
-            << std::filesystem::path(file).filename() << " " << spec << (perfect ? " perfect" : "");
-      }
+    if (perfect) {
+      for (Job& j : w.jobs) j.estimate = std::max<Time>(j.runtime, 1);
+    }
+    PolicyPtr p = make_policy(spec);
+    InvariantChecker checker;
+    const SimResult r = simulate(w, *p, {}, &checker);
+    EXPECT_EQ(checker.check(r, true), std::vector<std::string>{})
+        << std::filesystem::path(file).filename() << " " << spec << (perfect ? " perfect" : "");
+    EXPECT_EQ(r.jobs.size(), w.jobs.size());
+    if (spec == "tabu:safe") {
+      EXPECT_FALSE(checker.first_promises().empty());
+    }
+    if (spec != "bf-fair") {
+      EXPECT_GT(dynamic_cast<const TabuPolicy&>(*p).stats().searches, 0);
     }
   }
 }
+
+INSTANTIATE_TEST_SUITE_P(SharedTraces, TabuTraceInvariants,
+                         ::testing::Combine(::testing::Values("tabu", "tabu:safe", "bf-fair"), ::testing::Bool()),
+                         [](const auto& info) {
+                           std::string n = std::get<0>(info.param);
+                           for (char& c : n) {
+                             if (c == ':' || c == '-') c = '_';
+                           }
+                           return n + (std::get<1>(info.param) ? "_perfect" : "_trace_estimates");
+                         });
 
 // ---------------------------------------------------------------------------
 // BF-FAIR
