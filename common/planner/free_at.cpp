@@ -53,9 +53,17 @@ void FreeAt::place(std::int64_t k, Time end) {
 
 void FreeAt::add(Time at, std::int64_t units) {
   if (units <= 0) return;
-  const auto first_after = std::upper_bound(buckets_.begin() + static_cast<std::ptrdiff_t>(head_), buckets_.end(), at,
-                                            [](Time t, const Bucket& b) { return t < b.at; });
-  std::size_t i = static_cast<std::size_t>(first_after - buckets_.begin());
+  // The first bucket after `at`: a branch-free binary search (the position
+  // is random, so a branching search mispredicts at every step).
+  const Bucket* base = buckets_.data() + head_;
+  std::size_t n = buckets_.size() - head_;
+  while (n > 1) {
+    const std::size_t half = n / 2;
+    base = base[half].at <= at ? base + half : base;
+    n -= half;
+  }
+  std::size_t i = static_cast<std::size_t>(base - buckets_.data());
+  if (n == 1 && base->at <= at) ++i;
   if (i > head_ && buckets_[i - 1].at == at) {
     buckets_[i - 1].units += units;
     return;

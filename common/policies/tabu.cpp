@@ -127,10 +127,9 @@ Time TabuPlan::first_running_end() const {
   return running_by_end_.empty() ? kTimeInfinity : running_by_end_.begin()->first;
 }
 
-void TabuPlan::replay(std::vector<Entry>& list, std::vector<Move>* journal) const {
-  FreeAt& free = scan_;
-  free.assign(base());
-  for (Entry& e : list) {
+void TabuPlan::replay(std::vector<Entry>& list, std::size_t from, FreeAt& free, std::vector<Move>* journal) const {
+  for (std::size_t i = from; i < list.size(); ++i) {
+    Entry& e = list[i];
     const Time s = free.kth(e.size);
     if (s != e.start) {
       if (journal) journal->push_back({e.user, e.submit, e.duration, e.start, s});
@@ -140,40 +139,53 @@ void TabuPlan::replay(std::vector<Entry>& list, std::vector<Move>* journal) cons
   }
 }
 
-bool TabuPlan::fits(const std::vector<Entry>& list, std::size_t at, const FreeAt& free, int size, Time start,
-                    Time duration) const {
-  const Time end = start + duration;
-  if (at == list.size() || end <= list[at].start) return true;  // ends before the next job starts
-  // The next job gets the units after the new job's `size` first ones: if
-  // the (size + its size)-th free time is after its start, it would be
-  // delayed. Decides most positions without copying the free times.
-  if (free.kth(size + list[at].size) > list[at].start) return false;
-  FreeAt& g = trial_;
-  g.assign(free);
-  g.place(size, end);
-  for (std::size_t m = at; m < list.size(); ++m) {
-    const Entry& y = list[m];
-    // From a job that starts after the new one ends, the free times are the
-    // same as without it: the rest of the list is unchanged.
-    if (y.start >= end) return true;
-    if (g.kth(y.size) > y.start) return false;  // it would be delayed
-    g.place(y.size, y.start + y.duration);
+void TabuPlan::free_before(std::size_t pos, FreeAt& free) const {
+  if (!marks_valid_) {
+    marks_.resize(list_.size() / kMarkEvery + 1);
+    free.assign(base());
+    for (std::size_t i = 0; i < list_.size(); ++i) {
+      if (i % kMarkEvery == 0) marks_[i / kMarkEvery].assign(free);
+      free.place(list_[i].size, list_[i].start + list_[i].duration);
+    }
+    if (list_.size() % kMarkEvery == 0) marks_[list_.size() / kMarkEvery].assign(free);
+    marks_valid_ = true;
   }
-  return true;
+  free.assign(marks_[pos / kMarkEvery]);
+  for (std::size_t i = pos - pos % kMarkEvery; i < pos; ++i) free.place(list_[i].size, list_[i].start + list_[i].duration);
 }
 
 std::pair<std::size_t, Time> TabuPlan::earliest_insert(const std::vector<Entry>& list, int size,
                                                         Time duration) const {
-  // The start at position i never decreases with i (the free times before
-  // it only grow), so the first position where the job delays nobody gives
-  // its earliest start.
+  // The spec's exact insertion (2.4) in one forward pass. At position i the
+  // job X starts at s_i, the size-th smallest free time before i, and s_i
+  // never decreases with i; the answer is the first position where X delays
+  // nobody. While the jobs after X are not delayed, the free times they see
+  // are the list's own with X's `size` first ones moved to X's end e, so job
+  // m (starting before e) keeps its start iff ok(m): the (size + k_m)-th
+  // smallest free time before m is at most S_m. ok(m) does not depend on i:
+  // when it fails at m, every position up to m fails too (their windows end
+  // after S_m), and the scan resumes after m. Each position is stepped once,
+  // and nothing is copied.
   FreeAt& free = scan_;
   free.assign(base());
-  for (std::size_t i = 0;; ++i) {
+  std::size_t i = 0;  // the position tried; `free` is the state before `m`
+  std::size_t m = 0;
+  for (;;) {
     const Time s = free.kth(size);
-    if (fits(list, i, free, size, s, duration)) return {i, s};
-    const Entry& e = list[i];
-    free.place(e.size, e.start + e.duration);
+    const Time end = s + duration;
+    bool delays = false;
+    for (; m < list.size() && list[m].start < end; ++m) {
+      const Entry& y = list[m];
+      if (free.kth(size + y.size) > y.start) {
+        delays = true;
+        break;
+      }
+      free.place(y.size, y.start + y.duration);
+    }
+    if (!delays) return {i, s};
+    const Entry& blocked = list[m];
+    free.place(blocked.size, blocked.start + blocked.duration);
+    i = ++m;
   }
 }
 
@@ -229,7 +241,8 @@ void TabuPlan::reset(int capacity, Time now) {
 
 void TabuPlan::compress() {
   journal_.clear();
-  replay(list_, &journal_);
+  scan_.assign(base());
+  replay(list_, 0, scan_, &journal_);
   apply_to_users(journal_);
   if (!journal_.empty()) changed();
   journal_.clear();
@@ -255,6 +268,7 @@ bool TabuPlan::start_planned(JobId id, Time start) {
   running_[id] = Running{e.user, e.size, start, start + e.duration, e.duration, wait};
   running_by_end_.insert({start + e.duration, id});
   base_dirty_ = true;
+  changed();
   return true;
 }
 
@@ -377,8 +391,10 @@ TabuPlan::MoveResult TabuPlan::try_move(JobId id, Time now, bool safe) {
   // kept.
   candidate_.assign(list_.begin(), list_.begin() + static_cast<std::ptrdiff_t>(at));
   candidate_.insert(candidate_.end(), list_.begin() + static_cast<std::ptrdiff_t>(at) + 1, list_.end());
+  // The jobs before the removed one keep their starts: replay from there.
   journal_.clear();
-  replay(candidate_, &journal_);
+  free_before(at, scan_);
+  replay(candidate_, at, scan_, &journal_);
   const auto [to, s] = earliest_insert(candidate_, moved.size, moved.duration);
   if (safe && s > moved.promise) return MoveResult::Unsafe;
   if (s != moved.start) journal_.push_back({moved.user, moved.submit, moved.duration, moved.start, s});
@@ -459,7 +475,9 @@ std::int64_t TabuPlan::search(Time now, std::int64_t iterations, std::size_t tab
 bool TabuPlan::consistent() const {
   // A fixed point of the replay, in order, not in the past.
   std::vector<Entry> replayed = list_;
-  replay(replayed, nullptr);
+  FreeAt free;
+  free.assign(base());
+  replay(replayed, 0, free, nullptr);
   Time previous = now_;
   std::vector<std::int64_t> planned_wait(users_.size(), 0);
   for (std::size_t i = 0; i < list_.size(); ++i) {

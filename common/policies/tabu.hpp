@@ -205,16 +205,16 @@ class TabuPlan {
   void drop_movable(JobId id);
   // The free times of the units at `now_` given the running jobs.
   const FreeAt& base() const;
-  // Replays `list` from the base: sets every start, journals the changes
-  // (if `journal`), returns false if a start would be later than before
-  // (never, in a plan that is a fixed point).
-  void replay(std::vector<Entry>& list, std::vector<Move>* journal) const;
+  // Replays `list` from position `from` on, `free` holding the units' free
+  // times before that position: sets every start, journals the changes (if
+  // `journal`).
+  void replay(std::vector<Entry>& list, std::size_t from, FreeAt& free, std::vector<Move>* journal) const;
+  // The free times before position `pos` of the current list, into `free`
+  // (from the nearest mark: the prefix of a list that did not change is not
+  // replayed again).
+  void free_before(std::size_t pos, FreeAt& free) const;
   // Where `e` goes in `list` and when it starts (spec 2.4, exact).
   std::pair<std::size_t, Time> earliest_insert(const std::vector<Entry>& list, int size, Time duration) const;
-  // Would a job of `size` x `duration` placed at position `at` of `list`,
-  // starting at `start`, with the units before it in `free`, delay a later job?
-  bool fits(const std::vector<Entry>& list, std::size_t at, const FreeAt& free, int size, Time start,
-            Time duration) const;
   // Applies journalled start changes to the user totals.
   void apply_to_users(const std::vector<Move>& moves);
   // What the journalled moves change: the candidate's criteria and sums.
@@ -225,7 +225,11 @@ class TabuPlan {
   };
   Delta evaluate(const std::vector<Move>& moves, TabuCriteria& candidate);
   static double job_bsd(Time submit, Time duration, Time start);
-  void changed() { profile_dirty_ = true; }
+  // The list or the running jobs changed: derived state is stale.
+  void changed() {
+    profile_dirty_ = true;
+    marks_valid_ = false;
+  }
 
   int capacity_;
   Time now_;
@@ -243,6 +247,10 @@ class TabuPlan {
   mutable bool base_dirty_ = true;
   mutable Planner profile_;
   mutable bool profile_dirty_ = true;
+  // The free times before every kMarkEvery-th position of the list.
+  static constexpr std::size_t kMarkEvery = 32;
+  mutable std::vector<FreeAt> marks_;
+  mutable bool marks_valid_ = false;
 
   // The search's view: sums of the current plan, and scratch reused by
   // every move (no allocation per iteration).
@@ -254,7 +262,6 @@ class TabuPlan {
   std::vector<Entry> candidate_;
   std::vector<Move> journal_;
   mutable FreeAt scan_;
-  mutable FreeAt trial_;
   std::vector<std::int64_t> user_delta_;  // per user
   std::vector<int> touched_;
 };
