@@ -154,8 +154,8 @@ void TabuPlan::free_before(std::size_t pos, FreeAt& free) const {
   for (std::size_t i = pos - pos % kMarkEvery; i < pos; ++i) free.place(list_[i].size, list_[i].start + list_[i].duration);
 }
 
-std::pair<std::size_t, Time> TabuPlan::earliest_insert(const std::vector<Entry>& list, int size,
-                                                        Time duration) const {
+std::pair<std::size_t, Time> TabuPlan::earliest_insert(const std::vector<Entry>& list, int size, Time duration,
+                                                        Time give_up) const {
   // The spec's exact insertion (2.4) in one forward pass. At position i the
   // job X starts at s_i, the size-th smallest free time before i, and s_i
   // never decreases with i; the answer is the first position where X delays
@@ -172,6 +172,7 @@ std::pair<std::size_t, Time> TabuPlan::earliest_insert(const std::vector<Entry>&
   std::size_t m = 0;
   for (;;) {
     const Time s = free.kth(size);
+    if (s > give_up) return {list.size(), s};  // every later position starts later still
     const Time end = s + duration;
     bool delays = false;
     for (; m < list.size() && list[m].start < end; ++m) {
@@ -395,7 +396,9 @@ TabuPlan::MoveResult TabuPlan::try_move(JobId id, Time now, bool safe) {
   journal_.clear();
   free_before(at, scan_);
   replay(candidate_, at, scan_, &journal_);
-  const auto [to, s] = earliest_insert(candidate_, moved.size, moved.duration);
+  // Safe mode: once the job could only start after its promise, the move
+  // is refused; the insertion pass stops there.
+  const auto [to, s] = earliest_insert(candidate_, moved.size, moved.duration, safe ? moved.promise : kTimeInfinity);
   if (safe && s > moved.promise) return MoveResult::Unsafe;
   if (s != moved.start) journal_.push_back({moved.user, moved.submit, moved.duration, moved.start, s});
   if (journal_.empty()) return MoveResult::Rejected;  // the same plan: scores 0

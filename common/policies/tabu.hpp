@@ -2,9 +2,8 @@
 // user-fairness criterion (Klusacek & Rudova, "Performance and Fairness for
 // Users in Parallel Job Scheduling"; spec: ../shared/specs/fairness-tabu.md).
 //
-// Every waiting job holds a reservation in one availability profile (the
-// Planner). An arriving job gets the earliest start that delays no
-// reservation (conservative backfilling). Every `period` seconds of simulated
+// Every waiting job holds a reservation. An arriving job gets the earliest
+// start that delays no reservation (conservative backfilling). Every `period` seconds of simulated
 // time the plan is optimised by the paper's Algorithm 2: pick a random job
 // that is not in the tabu list, remove it, compress the plan, re-insert it at
 // its earliest start, and keep the result only when the sum of the relative
@@ -16,10 +15,10 @@
 // starts are a function of the list: replaying it, each job takes the units
 // that are free first (FreeAt). Compression is that replay, so it keeps the
 // order of starts as the paper requires; insertion finds the earliest
-// position and start that delay nobody (spec 2.4, exact). One search
-// iteration is two linear passes over a copy of the list (compress,
-// re-insert) and a sum over the starts that changed; a rejected move costs
-// nothing to undo, the copy is dropped. No profile is maintained during the
+// position and start that delay nobody (spec 2.4, exact, in one pass). One
+// search iteration is a replay of the list after the removed job (from a
+// saved state), one insertion pass and a sum over the starts that changed,
+// all on a copy: a rejected move costs nothing to undo, the copy is dropped. No profile is maintained during the
 // search: the availability profile (profile()) is derived when asked for.
 //
 // Design choices the paper leaves open ([I] in the spec) and taken here:
@@ -213,8 +212,11 @@ class TabuPlan {
   // (from the nearest mark: the prefix of a list that did not change is not
   // replayed again).
   void free_before(std::size_t pos, FreeAt& free) const;
-  // Where `e` goes in `list` and when it starts (spec 2.4, exact).
-  std::pair<std::size_t, Time> earliest_insert(const std::vector<Entry>& list, int size, Time duration) const;
+  // Where a job of `size` x `duration` goes in `list` and when it starts
+  // (spec 2.4, exact). Stops early, with some start after `give_up`, once
+  // the start would be later than that.
+  std::pair<std::size_t, Time> earliest_insert(const std::vector<Entry>& list, int size, Time duration,
+                                               Time give_up = kTimeInfinity) const;
   // Applies journalled start changes to the user totals.
   void apply_to_users(const std::vector<Move>& moves);
   // What the journalled moves change: the candidate's criteria and sums.

@@ -4,13 +4,10 @@
 # (Klusacek & Rudova; spec ../shared/specs/fairness-tabu.md) of
 #   fcfs aggressive easy conservative bf-fair tabu tabu:safe
 # on SDSC-SP2, KTH-SP2, HPC2N and SDSC-BLUE, perfect estimates (estimate :=
-# run time), bounded-slowdown threshold 1 s, as in the paper; on the first
-# 20,000 jobs of each trace (LOS_SKIP, LOS_WINDOW to change; LOS_WINDOW=0 is
-# the whole trace). Whole traces take too long for tabu:safe on the shared
-# machine: its search finds almost nothing to accept with perfect estimates
-# and undoes every move, on the longest queues.
+# run time), bounded-slowdown threshold 1 s, as in the paper; on whole traces
+# (LOS_SKIP, LOS_WINDOW to cut a window instead, e.g. LOS_WINDOW=20000).
 # A second set runs conservative, tabu and tabu:safe with the traces' own
-# estimates on KTH-SP2 and SDSC-SP2 (same windows), to show what safe mode costs when early
+# estimates on KTH-SP2 and SDSC-SP2, to show what safe mode costs when early
 # completions leave room to move jobs.
 #
 # Usage: scripts/results/fairness-tabu.sh [BUILD_DIR]   (default: build)
@@ -28,7 +25,7 @@ sim="$build/bin/los-sim"
 traces="${LOS_TRACES:-$root/../shared/traces}"
 jobs="${LOS_JOBS:-2}"
 skip="${LOS_SKIP:-0}"
-window="${LOS_WINDOW:-20000}"
+window="${LOS_WINDOW:-0}"
 out="$root/docs/results/fairness-tabu"
 data="$out/data"
 
