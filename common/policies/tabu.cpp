@@ -207,6 +207,21 @@ Time TabuPlan::insert(const Job& job, Time now, Time promise) {
   return s;
 }
 
+bool TabuPlan::append(const Job& job, Time now, Time promise) {
+  if (job.size > capacity_ || job.size <= 0 || listed_.count(job.id)) return false;
+  advance_to(now);
+  const Time d = planned_duration(job.estimate);
+  const int u = user_index(job.user);
+  // Starts at `now` until the replay (compress) gives it its place.
+  list_.push_back(Entry{job.id, u, job.size, job.submit, d, now, promise, false});
+  listed_.insert(job.id);
+  add_movable(job.id);
+  users_[u].planned_wait += now - job.submit;
+  users_[u].area += static_cast<double>(d) * job.size;
+  changed();
+  return true;
+}
+
 bool TabuPlan::remove(JobId id) {
   const auto it = std::find_if(list_.begin(), list_.end(), [id](const Entry& e) { return e.id == id; });
   if (it == list_.end()) return false;
@@ -554,8 +569,9 @@ bool TabuPolicy::apply_events(const Snapshot& snapshot, bool& freed) {
 
 void TabuPolicy::rebuild(const Snapshot& snapshot) {
   const Time now = snapshot.now;
-  // Re-plan the old reservations in their old order, keeping their promises;
-  // the queue pass in step() plans the rest.
+  // Re-plan the old reservations in their old order, keeping their promises
+  // (one replay: O(n), where n insertions would be O(n^2)); the queue pass
+  // in step() plans the rest.
   std::vector<std::pair<JobId, Time>> holders;
   for (const TabuPlan::Entry& e : plan_.entries()) holders.push_back({e.id, e.promise});
   plan_.reset(snapshot.total_units, now);
@@ -567,8 +583,9 @@ void TabuPolicy::rebuild(const Snapshot& snapshot) {
   for (const Job& j : snapshot.queue) queued[j.id] = &j;
   for (const auto& [id, promise] : holders) {
     const auto it = queued.find(id);
-    if (it != queued.end()) plan_.insert(*it->second, now, promise);
+    if (it != queued.end()) plan_.append(*it->second, now, promise);
   }
+  plan_.compress();
 }
 
 StepResult TabuPolicy::step(const Snapshot& snapshot) {

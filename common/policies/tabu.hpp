@@ -122,6 +122,10 @@ class TabuPlan {
   // machine. `promise` carries a promise over from a previous plan (a
   // rebuild); otherwise the start found becomes the job's promise.
   Time insert(const Job& job, Time now, Time promise = kTimeInfinity);
+  // Puts the job at the end of the list with `promise`; its start is only
+  // right after the next compress(). False if it is larger than the machine
+  // or already listed.
+  bool append(const Job& job, Time now, Time promise);
   // Forgets the reservations and running jobs (a rebuild), keeping what the
   // user totals learned from finished jobs.
   void reset(int capacity, Time now);

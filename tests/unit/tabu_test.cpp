@@ -348,6 +348,40 @@ TEST(TabuPolicy, TimeLimitAppliesLiveOnly) {
   }
 }
 
+// A rebuild from a snapshot (losd restarted, a resync) replays the old
+// reservations in their old order and keeps their promises.
+TEST(TabuPolicy, RebuildKeepsTheOrderAndThePromises) {
+  auto snapshot = [](Time now, Time running_estimate, bool resync) {
+    Snapshot s;
+    s.now = now;
+    s.total_units = 4;
+    s.free_units = 0;
+    s.resync = resync;
+    RunningJob r;
+    r.job = job(9, 0, 4, running_estimate, running_estimate, 3);
+    r.start = 0;
+    s.running.push_back(r);
+    s.queue = {job(1, 0, 4, 10, 10, 1), job(2, 0, 2, 10, 10, 2), job(3, 0, 2, 50, 50, 2)};
+    return s;
+  };
+  PolicyPtr p = make_policy("tabu:period=0:safe");
+  const auto& tabu = dynamic_cast<const TabuPolicy&>(*p);
+  p->step(snapshot(0, 100, false));
+  // C (2 x 50) fits beside B at 110 at the first position after A: the
+  // list is A, C, B.
+  const Starts planned{{1, 100}, {3, 110}, {2, 110}};
+  EXPECT_EQ(starts(tabu.tabu_plan()), planned);
+  p->step(snapshot(10, 100, true));
+  EXPECT_EQ(starts(tabu.tabu_plan()), planned);
+  EXPECT_TRUE(tabu.tabu_plan().consistent());
+  // The running job now runs until 200: the same order, 100 s later; the
+  // promises are still the first starts.
+  p->step(snapshot(20, 200, true));
+  EXPECT_EQ(starts(tabu.tabu_plan()), (Starts{{1, 200}, {3, 210}, {2, 210}}));
+  for (const TabuPlan::Entry& e : tabu.tabu_plan().entries()) EXPECT_EQ(e.promise, e.start - 100);
+  EXPECT_TRUE(tabu.tabu_plan().consistent());
+}
+
 TEST(TabuPolicy, WithoutSearchItIsConservativeBackfilling) {
   const std::string file = test::shared_trace("KTH-SP2-1996-2.1-cln.swf.gz");
   if (file.empty()) GTEST_SKIP() << "shared traces absent";
