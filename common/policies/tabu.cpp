@@ -197,7 +197,9 @@ Time TabuPlan::insert(const Job& job, Time now, Time promise) {
   const auto [at, s] = earliest_insert(list_, job.size, d);
   if (s >= kTimeInfinity) return kTimeInfinity;
   const int u = user_index(job.user);
-  const Entry e{job.id, u, job.size, job.submit, d, s, promise < kTimeInfinity ? promise : s, false};
+  const bool carried = promise < kTimeInfinity;
+  const Entry e{job.id, u, job.size, job.submit, d, s, carried ? promise : s, false, carried};
+  if (!carried) ++unconfirmed_;
   list_.insert(list_.begin() + static_cast<std::ptrdiff_t>(at), e);
   listed_.insert(job.id);
   add_movable(job.id);
@@ -213,7 +215,7 @@ bool TabuPlan::append(const Job& job, Time now, Time promise) {
   const Time d = planned_duration(job.estimate);
   const int u = user_index(job.user);
   // Starts at `now` until the replay (compress) gives it its place.
-  list_.push_back(Entry{job.id, u, job.size, job.submit, d, now, promise, false});
+  list_.push_back(Entry{job.id, u, job.size, job.submit, d, now, promise, false, true});
   listed_.insert(job.id);
   add_movable(job.id);
   users_[u].planned_wait += now - job.submit;
@@ -222,10 +224,22 @@ bool TabuPlan::append(const Job& job, Time now, Time promise) {
   return true;
 }
 
+void TabuPlan::confirm_promises() {
+  if (unconfirmed_ == 0) return;
+  for (Entry& e : list_) {
+    if (!e.confirmed) {
+      e.promise = e.start;
+      e.confirmed = true;
+    }
+  }
+  unconfirmed_ = 0;
+}
+
 bool TabuPlan::remove(JobId id) {
   const auto it = std::find_if(list_.begin(), list_.end(), [id](const Entry& e) { return e.id == id; });
   if (it == list_.end()) return false;
   drop_movable(id);
+  if (!it->confirmed) --unconfirmed_;
   users_[it->user].planned_wait -= it->start - it->submit;
   users_[it->user].area -= static_cast<double>(it->duration) * it->size;
   list_.erase(it);
@@ -245,6 +259,7 @@ void TabuPlan::reset(int capacity, Time now) {
   }
   capacity_ = capacity;
   now_ = now;
+  unconfirmed_ = 0;
   list_.clear();
   listed_.clear();
   running_.clear();
@@ -272,6 +287,7 @@ bool TabuPlan::start_planned(JobId id, Time start) {
   const auto it = std::find_if(list_.begin(), list_.end(), [id](const Entry& e) { return e.id == id; });
   if (it == list_.end() || !it->starting || it->start != start) return false;
   const Entry e = *it;
+  if (!e.confirmed) --unconfirmed_;
   list_.erase(it);
   listed_.erase(id);
   drop_movable(id);
@@ -626,6 +642,7 @@ StepResult TabuPolicy::step(const Snapshot& snapshot) {
   }
 
   for (const JobId id : plan_.take_due(now)) result.decisions.push_back(Decision::start(id));
+  plan_.confirm_promises();
 
   // Reservations come due at job ends, which are events anyway; the wake-up
   // is a safeguard. The next search needs one when jobs wait.

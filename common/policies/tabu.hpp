@@ -91,8 +91,9 @@ class TabuPlan {
     Time submit;
     Time duration;
     Time start;
-    Time promise;  // the start given at insertion
-    bool starting;  // a start decision was issued; waiting for Started
+    Time promise;    // the start first reported (until then, the start given at insertion)
+    bool starting;   // a start decision was issued; waiting for Started
+    bool confirmed;  // the promise was reported (confirm_promises())
   };
 
   explicit TabuPlan(int capacity = 0, Time origin = 0);
@@ -122,6 +123,10 @@ class TabuPlan {
   // machine. `promise` carries a promise over from a previous plan (a
   // rebuild); otherwise the start found becomes the job's promise.
   Time insert(const Job& job, Time now, Time promise = kTimeInfinity);
+  // The plan is reported: a job planned since the last call is promised
+  // its start as it stands now (a search in the same step may have moved it
+  // from where it was inserted).
+  void confirm_promises();
   // Puts the job at the end of the list with `promise`; its start is only
   // right after the next compress(). False if it is larger than the machine
   // or already listed.
@@ -247,6 +252,7 @@ class TabuPlan {
   std::vector<UserTotals> users_;
   std::vector<JobId> movable_;
   std::unordered_map<JobId, std::size_t> movable_at_;
+  std::size_t unconfirmed_ = 0;
 
   // Derived state, rebuilt on demand.
   mutable FreeAt base_;
