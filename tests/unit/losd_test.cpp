@@ -206,7 +206,7 @@ TEST_P(LosdDecisions, EqualTheSimulatorsPolicyOnRecordedSnapshots) {
 INSTANTIATE_TEST_SUITE_P(Policies, LosdDecisions,
                          ::testing::Values("fcfs", "easy", "conservative", "aggressive", "depth:k=3", "los", "los-basic",
                                            "los:lookahead=10:traceback=selected-first", "gang", "bgs", "mgs",
-                                           "mbgs"),
+                                           "mbgs", "tabu", "tabu:safe", "bf-fair"),
                          [](const auto& info) {
                            std::string n = info.param;
                            std::replace_if(n.begin(), n.end(), [](char c) { return !std::isalnum(c); }, '_');
