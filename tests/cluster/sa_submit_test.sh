@@ -20,11 +20,7 @@ losd_start conservative
 partition_up
 
 r=$(submit R 12 2 25)
-deadline=$((SECONDS + 30))
-until [ "$(squeue -h -j "$r" -o %T 2>/dev/null)" = RUNNING ]; do
-  [ $SECONDS -lt $deadline ] || fail "R ($r) did not start"
-  sleep 0.2
-done
+wait_running "$r" 30
 # losd must have seen R running before SA reads its plan.
 sleep 2
 printf '#!/bin/bash\nsleep 3\n' >"$CLUSTER_DIR/job.sh"

@@ -16,6 +16,7 @@
 
 #include "protocol/client.hpp"
 #include "sa/shape_spec.hpp"
+#include "util/clock.hpp"
 #include "util/parse.hpp"
 
 namespace {
@@ -153,15 +154,7 @@ Options parse(int argc, char** argv) {
   return o;
 }
 
-std::string clock_time(los::Time t) {
-  if (t >= los::kTimeInfinity) return "never";
-  const std::time_t tt = static_cast<std::time_t>(t);
-  std::tm tm{};
-  localtime_r(&tt, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S", &tm);
-  return buf;
-}
+std::string clock_time(los::Time t) { return t >= los::kTimeInfinity ? "never" : los::local_time(t); }
 
 // What losd says: the partition it resolved, its policy and the list.
 struct Availability {
