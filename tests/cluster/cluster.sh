@@ -236,6 +236,15 @@ submit() {
   echo "${out%%;*}"
 }
 
+# wait_running JOBID TIMEOUT: until the job runs; fails after TIMEOUT seconds.
+wait_running() {
+  local deadline=$((SECONDS + $2))
+  until [ "$(squeue -h -j "$1" -o %T 2>/dev/null)" = RUNNING ]; do
+    [ $SECONDS -lt $deadline ] || fail "job $1 did not start within $2 s"
+    sleep 0.2
+  done
+}
+
 partition_up() { scontrol update PartitionName=batch State=UP || fail "cannot set partition batch UP"; }
 
 # wait_all_done TIMEOUT: until no job is pending or running.

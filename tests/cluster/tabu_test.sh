@@ -35,11 +35,7 @@ losd_start "$policy"
 partition_up
 
 r=$(submit R 16 1 15)
-deadline=$((SECONDS + 30))
-until [ "$(squeue -h -j "$r" -o %T 2>/dev/null)" = RUNNING ]; do
-  [ $SECONDS -lt $deadline ] || fail "R ($r) did not start"
-  sleep 0.2
-done
+wait_running "$r" 30
 a=$(submit A 16 4 6)
 b=$(submit B 16 1 3)
 c=$(submit C 16 1 3)

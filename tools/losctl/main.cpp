@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "protocol/client.hpp"
+#include "util/clock.hpp"
 
 namespace {
 
@@ -46,15 +47,7 @@ EXIT STATUS
     2 bad usage; 3 cannot reach losd.
 )";
 
-std::string when(los::Time t) {
-  if (t >= los::kTimeInfinity) return "N/A";
-  const std::time_t tt = static_cast<std::time_t>(t);
-  std::tm tm{};
-  localtime_r(&tt, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S", &tm);
-  return buf;
-}
+std::string when(los::Time t) { return t >= los::kTimeInfinity ? "N/A" : los::local_time(t); }
 
 std::string duration(std::int64_t s) {
   std::ostringstream o;
