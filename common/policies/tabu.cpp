@@ -69,10 +69,7 @@ void TabuPlan::drop_movable(JobId id) {
 const FreeAt& TabuPlan::base() const {
   if (base_dirty_) {
     base_.reset(capacity_, now_);
-    std::vector<std::pair<Time, int>> held;
-    held.reserve(running_.size());
-    for (const auto& [end, id] : running_by_end_) held.push_back({end, running_.at(id).size});
-    for (const auto& [end, size] : held) base_.hold(size, end);
+    for (const auto& [end, id] : running_by_end_) base_.hold(running_.at(id).size, end);
     base_dirty_ = false;
   }
   return base_;

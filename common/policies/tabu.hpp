@@ -45,7 +45,6 @@
 #include <deque>
 #include <random>
 #include <set>
-#include <tuple>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
