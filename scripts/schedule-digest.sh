@@ -19,6 +19,8 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${1:-$root/build}"
 sim="$build/bin/los-sim"
 traces="${LOS_TRACES:-$root/../shared/traces}"
+# The path is in los-sim's output: make it the same from every checkout.
+[[ -d "$traces" ]] && traces="$(cd "$traces" && pwd -P)"
 [[ -x "$sim" ]] || { echo "schedule-digest.sh: $sim not found: build first" >&2; exit 1; }
 
 space="fcfs easy conservative aggressive depth depth:k=2 los los-basic los-maxjobs los-maxsd los:head=once
@@ -33,8 +35,10 @@ digest() {
   local label="$1" policy="$2"
   shift 2
   "$sim" --quiet --policy "$policy" --format json --schedule-out "$tmp/s.swf" "$@" > "$tmp/m.json"
-  # wall_s (the simulation's run time) is the one field that varies between runs.
-  printf '%s %s %s\n' "$(grep -v '"wall_s"' "$tmp/m.json" | cat "$tmp/s.swf" - | sha256sum | cut -d' ' -f1)" "$label" "$policy"
+  # Left out: wall_s (the simulation's run time varies between runs) and the
+  # policy's name (a label: the digest's line names the spec it was given).
+  printf '%s %s %s\n' "$(grep -vE '"(wall_s|policy)"' "$tmp/m.json" | cat "$tmp/s.swf" - | sha256sum | cut -d' ' -f1)" \
+    "$label" "$policy"
 }
 
 run_set() {
