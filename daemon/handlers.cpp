@@ -1,6 +1,8 @@
 #include "handlers.hpp"
 
 #include <algorithm>
+#include <exception>
+#include <memory>
 #include <unordered_map>
 #include <utility>
 

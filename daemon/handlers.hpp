@@ -23,6 +23,7 @@
 
 namespace los::daemon {
 
+// What losd calls itself in HELLO_OK, STATUS and --version.
 inline constexpr const char* kDaemonVersion = "losd " LOS_VERSION;
 
 // The partitions seen so far, by name, each with its scheduler.

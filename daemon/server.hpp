@@ -30,7 +30,7 @@
 
 namespace los::daemon {
 
-class Server : private SessionHost {
+class Server final : private SessionHost {
  public:
   Server(DaemonConfig config, Logger& log);
   Server(const Server&) = delete;
