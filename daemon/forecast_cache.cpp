@@ -1,0 +1,59 @@
+#include "forecast_cache.hpp"
+
+#include <exception>
+#include <utility>
+
+#include <boost/asio/post.hpp>
+
+namespace los::daemon {
+
+namespace asio = boost::asio;
+
+ForecastCache::ForecastCache(asio::io_context& loop) : loop_(loop) {}
+
+ForecastCache::~ForecastCache() {
+  worker_.stop();
+  worker_.join();
+}
+
+void ForecastCache::invalidate(const std::string& partition) { ++epochs_[partition]; }
+
+const ForecastCache::Forecast& ForecastCache::result(const std::string& partition) { return entries_[partition].forecast; }
+
+void ForecastCache::request(const PartitionScheduler& sched, const ForecastOptions& options,
+                            std::function<void()> ready) {
+  const std::string& name = sched.name();
+  Entry& entry = entries_[name];
+  const std::uint64_t epoch = epochs_[name];
+  if (entry.epoch == epoch && entry.ready) return ready();
+  entry.waiters.push_back(std::move(ready));
+  if (entry.epoch == epoch && !entry.ready) return;  // already being computed
+  entry.epoch = epoch;
+  entry.ready = false;
+  asio::post(worker_, [this, name, epoch, snapshot = *sched.last(), spec = sched.policy_name(), options]() {
+    std::unordered_map<JobId, Time> result;
+    std::string error;
+    try {
+      const std::vector<Time> starts = forecast_starts(snapshot, spec, options);
+      for (std::size_t i = 0; i < starts.size(); ++i) result[snapshot.queue[i].id] = starts[i];
+    } catch (const std::exception& e) {
+      error = e.what();
+    }
+    asio::post(loop_, [this, name, epoch, result = std::move(result), error = std::move(error)]() mutable {
+      Entry& entry = entries_[name];
+      if (entry.epoch != epoch) {
+        // A newer snapshot arrived meanwhile: answer with this one anyway
+        // rather than keep the waiters waiting for a moving target.
+        entry.epoch = epoch;
+      }
+      entry.forecast.starts = std::move(result);
+      entry.forecast.error = std::move(error);
+      entry.ready = true;
+      std::vector<std::function<void()>> waiters;
+      waiters.swap(entry.waiters);
+      for (auto& w : waiters) w();
+    });
+  });
+}
+
+}  // namespace los::daemon

@@ -1,0 +1,261 @@
+#include "handlers.hpp"
+
+#include <algorithm>
+#include <exception>
+#include <memory>
+#include <unordered_map>
+#include <utility>
+
+#include "policy/registry.hpp"
+
+namespace los::daemon {
+
+using protocol::Bytes;
+
+RequestHandlers::RequestHandlers(const DaemonConfig& config, const ServerState& server, Partitions& partitions,
+                                 ForecastCache& forecasts, Metrics& metrics, Logger& log)
+    : config_(config), server_(server), partitions_(partitions), forecasts_(forecasts), metrics_(metrics), log_(log) {}
+
+void RequestHandlers::handle(const Request& request, ReplyFn reply) {
+  const Role role = request.role;
+  const std::uint32_t id = request.id;
+  const std::span<const std::uint8_t> payload = request.payload;
+  switch (request.type) {
+    case LOS_MSG_HELLO:
+      return reply(hello(role, protocol::decode_hello(payload), id));
+    case LOS_MSG_SNAPSHOT:
+      if (role != Role::Plugin) break;
+      return reply(Reply::send(snapshot(payload, payload.size() + LOS_FRAME_HEADER_SIZE, id)));
+    case LOS_MSG_REPORT:
+      if (role != Role::Plugin) break;
+      report(protocol::decode_report(payload));
+      return reply(Reply::nothing());
+    case LOS_MSG_QUERY_STATUS:
+      protocol::decode_query_status(payload);
+      return reply(Reply::send(status(id)));
+    case LOS_MSG_QUERY_PLAN:
+      return reply(Reply::send(plan(protocol::decode_query_partition(payload), id)));
+    case LOS_MSG_QUERY_STARTS:
+      return starts(protocol::decode_query_partition(payload), id, std::move(reply));
+    case LOS_MSG_SET_POLICY:
+      if (role != Role::Admin) break;
+      return reply(Reply::send(set_policy(protocol::decode_set_policy(payload), id)));
+    case LOS_MSG_HELLO_OK:
+    case LOS_MSG_ERROR:
+    case LOS_MSG_DECISIONS:
+    case LOS_MSG_STATUS:
+    case LOS_MSG_PLAN:
+    case LOS_MSG_STARTS:
+    case LOS_MSG_SET_POLICY_OK:
+      return reply(Reply::protocol_error(LOS_ERR_BAD_REQUEST,
+                                         protocol::type_name(request.type) + " is a reply; losd does not accept it"));
+    default:
+      return reply(Reply::protocol_error(LOS_ERR_UNKNOWN_TYPE, "unknown message " + protocol::type_name(request.type)));
+  }
+  reply(Reply::protocol_error(LOS_ERR_NOT_ALLOWED, protocol::type_name(request.type) + " is not allowed on the " +
+                                                       to_string(role) + " socket"));
+}
+
+Reply RequestHandlers::hello(Role role, const protocol::Hello& h, std::uint32_t id) {
+  if (h.version != LOS_PROTOCOL_VERSION) {
+    return Reply::handshake_refused(error_frame(LOS_ERR_VERSION, "HELLO asks for protocol version " +
+                                                                     std::to_string(h.version) + "; losd speaks " +
+                                                                     std::to_string(LOS_PROTOCOL_VERSION), id));
+  }
+  if (role == Role::Plugin) {
+    if (!config_.cluster.empty() && h.cluster != config_.cluster) {
+      log_.error("plugin of another cluster refused", {{"cluster", h.cluster}, {"expected", config_.cluster}});
+      return Reply::handshake_refused(error_frame(
+          LOS_ERR_HANDSHAKE, "this losd serves cluster '" + config_.cluster + "', not '" + h.cluster + "'", id));
+    }
+    slurm_version_ = h.slurm_version;
+    // A plugin that connects anew may have missed decisions: rebuild.
+    have_seq_ = false;
+    log_.info("plugin handshake", {{"cluster", h.cluster}, {"slurm", h.slurm_version}, {"client", h.client}});
+  }
+  protocol::HelloOk ok;
+  ok.daemon_version = kDaemonVersion;
+  ok.cluster = config_.cluster;
+  ok.max_payload = payload_limit(role, config_.max_payload_bytes);
+  return Reply::handshake_done(protocol::encode(ok, id));
+}
+
+Bytes RequestHandlers::snapshot(std::span<const std::uint8_t> payload, std::size_t frame_bytes, std::uint32_t id) {
+  const auto t0 = std::chrono::steady_clock::now();
+  protocol::SnapshotMessage msg = protocol::decode_snapshot(payload);
+  const bool resync = msg.resync || !have_seq_ || msg.seq != last_seq_ + 1;
+  if (resync && have_seq_) {
+    log_.info("resync", {{"seq", std::to_string(msg.seq)}, {"expected", std::to_string(last_seq_ + 1)},
+                         {"plugin_flag", msg.resync ? "yes" : "no"}});
+  }
+  protocol::DecisionsMessage out;
+  out.seq = msg.seq;
+  for (Snapshot& part : msg.partitions) {
+    auto it = partitions_.find(part.partition);
+    if (it == partitions_.end()) {
+      const std::string& spec = config_.policy_for(part.partition);
+      it = partitions_.emplace(part.partition, std::make_unique<PartitionScheduler>(part.partition, spec)).first;
+      log_.info("new partition", {{"partition", part.partition}, {"policy", it->second->policy_name()}});
+    }
+    PartitionScheduler& sched = *it->second;
+    int idle = 0, allocated = 0, drained = 0, down = 0;
+    for (const Node& n : part.nodes) {
+      switch (n.state) {
+        case Node::State::Idle: ++idle; break;
+        case Node::State::Allocated: ++allocated; break;
+        case Node::State::Drained: ++drained; break;
+        case Node::State::Down: ++down; break;
+      }
+    }
+    const int pending = static_cast<int>(part.queue.size());
+    const int running = static_cast<int>(part.running.size());
+    const double utilization =
+        part.total_units > 0 ? static_cast<double>(part.total_units - part.free_units) / part.total_units : 0.0;
+    const std::string policy = sched.policy_name();
+    metrics_.partition_state(part.partition, pending, running, idle, allocated, drained, down, utilization);
+
+    PartitionScheduler::Outcome o = sched.step(std::move(part), resync);
+    forecasts_.invalidate(sched.name());
+    metrics_.decision_latency(sched.name(), policy, std::chrono::duration<double>(o.step_time).count());
+    if (o.started) metrics_.jobs_started(sched.name(), policy, o.started);
+    for (double e : o.prediction_errors) metrics_.start_prediction_error(sched.name(), policy, e);
+    metrics_.reservations(sched.name(), policy, static_cast<int>(sched.policy().reservations().size()));
+    out.wakeup = std::min(out.wakeup, o.wakeup);
+    for (auto& d : o.decisions) out.decisions.push_back(std::move(d));
+  }
+  have_seq_ = true;
+  last_seq_ = msg.seq;
+  last_now_ = msg.now;
+  Bytes reply = protocol::encode(out, id);
+  const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  metrics_.snapshot_handled(took, frame_bytes);
+  log_.debug("snapshot", {{"seq", std::to_string(msg.seq)}, {"partitions", std::to_string(msg.partitions.size())},
+                          {"decisions", std::to_string(out.decisions.size())},
+                          {"seconds", std::to_string(took)}});
+  return reply;
+}
+
+void RequestHandlers::report(const protocol::Report& r) {
+  static const char* kinds[] = {"", "fallback", "stale_decision", "start_failed"};
+  const std::string partition = partitions_.count(r.partition) ? r.partition : "unknown";
+  metrics_.plugin_report(partition, kinds[r.kind]);
+  log_.warning("plugin report", {{"kind", kinds[r.kind]}, {"partition", r.partition},
+                                 {"job", std::to_string(r.job)}, {"detail", r.detail}});
+}
+
+Bytes RequestHandlers::status(std::uint32_t id) const {
+  protocol::Status s;
+  s.daemon_version = kDaemonVersion;
+  s.cluster = config_.cluster;
+  s.slurm_version = slurm_version_;
+  s.plugin_connected = server_.plugin_connections > 0;
+  s.last_seq = last_seq_;
+  s.last_snapshot_time = last_now_;
+  s.uptime_seconds =
+      std::chrono::duration_cast<std::chrono::seconds>(std::chrono::steady_clock::now() - server_.started).count();
+  s.config_generation = server_.config_generation;
+  for (const auto& [name, sched] : partitions_) {
+    protocol::PartitionStatus p;
+    p.name = name;
+    p.policy = sched->policy_name();
+    if (const Snapshot* last = sched->last()) {
+      p.nodes = static_cast<std::uint32_t>(last->nodes.size());
+      p.usable = static_cast<std::uint32_t>(last->total_units);
+      p.free = static_cast<std::uint32_t>(last->free_units);
+      p.running = static_cast<std::uint32_t>(last->running.size());
+      p.pending = static_cast<std::uint32_t>(last->queue.size());
+    }
+    p.reservations = static_cast<std::uint32_t>(sched->policy().reservations().size());
+    p.last_step_ns = static_cast<std::uint64_t>(sched->last_step_time().count());
+    s.partitions.push_back(std::move(p));
+  }
+  return protocol::encode(s, id);
+}
+
+Bytes RequestHandlers::plan(const std::string& partition, std::uint32_t id) const {
+  const auto it = partitions_.find(partition);
+  if (it == partitions_.end()) return error_frame(LOS_ERR_NOT_FOUND, "no partition '" + partition + "'", id);
+  const PartitionScheduler& sched = *it->second;
+  protocol::Plan p;
+  p.partition = partition;
+  p.policy = sched.policy_name();
+  p.now = sched.last() ? sched.last()->now : 0;
+  if (const Planner* planner = sched.policy().plan()) {
+    p.has_plan = true;
+    for (const AvailabilitySlot& s : planner->slots()) p.slots.push_back({s.start, s.end, s.free});
+  }
+  p.reservations = sched.policy().reservations();
+  return protocol::encode(p, id);
+}
+
+void RequestHandlers::starts(const std::string& partition, std::uint32_t id, ReplyFn reply) {
+  std::vector<std::string> wanted;
+  if (partition.empty()) {
+    for (const auto& [name, sched] : partitions_) {
+      if (sched->last()) wanted.push_back(name);
+    }
+  } else {
+    const auto it = partitions_.find(partition);
+    if (it == partitions_.end()) {
+      return reply(Reply::send(error_frame(LOS_ERR_NOT_FOUND, "no partition '" + partition + "'", id)));
+    }
+    if (it->second->last()) wanted.push_back(partition);
+  }
+  // Replies once every wanted forecast is ready for the current epoch.
+  auto remaining = std::make_shared<std::size_t>(wanted.size() + 1);
+  auto done = [this, remaining, wanted, id, reply]() {
+    if (--*remaining == 0) reply(Reply::send(starts_reply(wanted, id)));
+  };
+  for (const std::string& name : wanted) forecasts_.request(*partitions_.at(name), config_.forecast, done);
+  done();
+}
+
+Bytes RequestHandlers::starts_reply(const std::vector<std::string>& partitions, std::uint32_t id) {
+  std::vector<protocol::PredictedStart> out;
+  for (const std::string& name : partitions) {
+    const auto it = partitions_.find(name);
+    if (it == partitions_.end() || !it->second->last()) continue;
+    const ForecastCache::Forecast& f = forecasts_.result(name);
+    if (!f.error.empty()) {
+      return error_frame(LOS_ERR_INTERNAL, "forecast of partition '" + name + "' failed: " + f.error, id);
+    }
+    const Snapshot& s = *it->second->last();
+    std::unordered_map<JobId, Time> promised;
+    for (const PlannedStart& p : it->second->policy().reservations()) promised[p.job] = p.start;
+    for (std::size_t i = 0; i < s.queue.size(); ++i) {
+      const Job& j = s.queue[i];
+      protocol::PredictedStart p;
+      p.partition = name;
+      p.job = j.id;
+      p.user = j.user;
+      p.size = j.size;
+      p.submit = j.submit;
+      const auto held = promised.find(j.id);
+      p.reserved = held != promised.end();
+      // A job that arrived after the forecast's snapshot has no prediction yet.
+      const auto predicted = f.starts.find(j.id);
+      p.start = p.reserved ? held->second : (predicted != f.starts.end() ? predicted->second : kTimeInfinity);
+      out.push_back(std::move(p));
+    }
+  }
+  return protocol::encode(out, id);
+}
+
+Bytes RequestHandlers::set_policy(const protocol::SetPolicy& m, std::uint32_t id) {
+  const auto it = partitions_.find(m.partition);
+  if (it == partitions_.end()) return error_frame(LOS_ERR_NOT_FOUND, "no partition '" + m.partition + "'", id);
+  std::string canonical;
+  try {
+    canonical = make_policy(m.spec)->name();
+  } catch (const std::exception& e) {
+    return error_frame(LOS_ERR_BAD_REQUEST, e.what(), id);
+  }
+  const std::string before = it->second->policy_name();
+  it->second->set_policy(canonical);
+  forecasts_.invalidate(m.partition);
+  metrics_.policy_switch(m.partition);
+  log_.warning("policy switched at run time", {{"partition", m.partition}, {"from", before}, {"to", canonical}});
+  return protocol::encode(protocol::SetPolicyOk{m.partition, canonical}, id);
+}
+
+}  // namespace los::daemon

@@ -1,0 +1,73 @@
+// losd's request handlers: which request each socket may make, and the
+// answers. The plugin's HELLO, SNAPSHOT (one step of every partition it
+// names, giving the decisions) and REPORT; the queries STATUS, PLAN and
+// STARTS; the admin's SET_POLICY. They work on state the server owns and
+// never see a connection: the session hands them a Request and gets a Reply.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "config.hpp"
+#include "forecast_cache.hpp"
+#include "log.hpp"
+#include "metrics.hpp"
+#include "partition_scheduler.hpp"
+#include "protocol/codec.hpp"
+#include "request.hpp"
+
+namespace los::daemon {
+
+// What losd calls itself in HELLO_OK, STATUS and --version.
+inline constexpr const char* kDaemonVersion = "losd " LOS_VERSION;
+
+// The partitions seen so far, by name, each with its scheduler.
+using Partitions = std::map<std::string, std::unique_ptr<PartitionScheduler>>;
+
+// What STATUS reports about the server itself; the server keeps it current.
+struct ServerState {
+  std::uint64_t config_generation = 1;  // bumped by every successful reload
+  int plugin_connections = 0;
+  std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
+};
+
+class RequestHandlers {
+ public:
+  // All referenced objects are the server's and outlive the handlers.
+  RequestHandlers(const DaemonConfig& config, const ServerState& server, Partitions& partitions,
+                  ForecastCache& forecasts, Metrics& metrics, Logger& log);
+
+  // Answers one request (on the event loop). Throws protocol::DecodeError for
+  // a malformed payload, and whatever a step throws.
+  void handle(const Request& request, ReplyFn reply);
+
+ private:
+  Reply hello(Role role, const protocol::Hello& h, std::uint32_t id);
+  protocol::Bytes snapshot(std::span<const std::uint8_t> payload, std::size_t frame_bytes, std::uint32_t id);
+  void report(const protocol::Report& r);
+  protocol::Bytes status(std::uint32_t id) const;
+  protocol::Bytes plan(const std::string& partition, std::uint32_t id) const;
+  // Calls `reply` (on the loop) with the STARTS or ERROR frame when ready.
+  void starts(const std::string& partition, std::uint32_t id, ReplyFn reply);
+  protocol::Bytes starts_reply(const std::vector<std::string>& partitions, std::uint32_t id);
+  protocol::Bytes set_policy(const protocol::SetPolicy& m, std::uint32_t id);
+
+  const DaemonConfig& config_;
+  const ServerState& server_;
+  Partitions& partitions_;
+  ForecastCache& forecasts_;
+  Metrics& metrics_;
+  Logger& log_;
+  // The plugin's snapshot sequence: a gap or a new plugin connection resyncs.
+  bool have_seq_ = false;
+  std::uint64_t last_seq_ = 0;
+  Time last_now_ = 0;
+  std::string slurm_version_;
+};
+
+}  // namespace los::daemon
