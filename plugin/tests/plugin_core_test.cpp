@@ -15,7 +15,11 @@
 #include <thread>
 #include <vector>
 
-#include "los_core.h"
+#include "codec.h"
+#include "conn.h"
+#include "fallback.h"
+#include "options.h"
+#include "snapshot.h"
 #include "protocol/codec.hpp"
 
 namespace {
