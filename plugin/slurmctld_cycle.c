@@ -21,6 +21,8 @@
 #include "src/slurmctld/slurmctld.h"
 #include "src/slurmctld/srun_comm.h"
 
+#include "conn.h"
+#include "cycle.h"
 #include "slurmctld_cycle.h"
 #include "snapshot.h"
 #include "protocol/los_protocol.h"
