@@ -1,0 +1,234 @@
+/* See cycle.h. Plain C; no Slurm headers. */
+#include "cycle.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fallback.h"
+#include "protocol/los_protocol.h"
+
+int64_t los_monotonic_us(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+void los_cycle_init(struct los_cycle* cy) {
+  memset(cy, 0, sizeof *cy);
+  los_conn_init(&cy->conn);
+}
+
+void los_cycle_free(struct los_cycle* cy) { los_conn_free(&cy->conn); }
+
+void los_cycle_saw(struct los_cycle* cy, struct los_update_stamps stamps, time_t now_s) {
+  cy->seen = stamps;
+  cy->snapshot_second = now_s;
+}
+
+static int changed_since_last_cycle(struct los_cycle* cy, struct los_update_stamps stamps, time_t now_s) {
+  if (stamps.job != cy->seen.job || stamps.node != cy->seen.node || stamps.part != cy->seen.part) return 1;
+  /* The stamps have 1-second resolution: a change later in the second the
+   * snapshot saw (a node finishing its epilog right after the job's
+   * completion) leaves them equal. Once that second is over, look again. */
+  time_t s = cy->snapshot_second;
+  if (now_s > s && (cy->seen.job == s || cy->seen.node == s || cy->seen.part == s)) {
+    cy->snapshot_second = 0; /* once */
+    return 1;
+  }
+  return 0;
+}
+
+int los_cycle_due(struct los_cycle* cy, struct los_update_stamps stamps, int64_t now_ms, int64_t next_forced_ms,
+                  time_t now_s) {
+  if (changed_since_last_cycle(cy, stamps, now_s)) return 1;
+  if (now_ms >= next_forced_ms) return 1;
+  /* A reconnect is due: try it now rather than at the next change, so a
+   * restarted losd takes over within the backoff. */
+  if (cy->conn.fd < 0 && now_ms >= cy->conn.next_attempt_ms) return 1;
+  return cy->wakeup != 0 && now_s >= cy->wakeup;
+}
+
+static void log_line(const struct los_cycle_ops* ops, enum los_log_level level, const char* fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void log_line(const struct los_cycle_ops* ops, enum los_log_level level, const char* fmt, ...) {
+  char line[2048];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(line, sizeof line, fmt, ap);
+  va_end(ap);
+  ops->log(ops->ctx, level, line);
+}
+
+static void refuse(struct los_outcome* out, uint8_t report, const char* fmt, ...) __attribute__((format(printf, 3, 4)));
+static void refuse(struct los_outcome* out, uint8_t report, const char* fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(out->reason, sizeof out->reason, fmt, ap);
+  va_end(ap);
+  out->report = report;
+}
+
+static const char* job_state_name(uint8_t state) {
+  return state == LOS_JOB_PENDING ? "pending" : state == LOS_JOB_RUNNING ? "running" : "suspended";
+}
+
+static const char* decision_name(uint8_t kind) {
+  return kind == LOS_DECIDE_START     ? "start"
+         : kind == LOS_DECIDE_SUSPEND ? "suspend"
+         : kind == LOS_DECIDE_RESUME  ? "resume"
+                                      : "requeue";
+}
+
+/* Applies d if it still holds; call between ops->lock and ops->unlock. */
+static void apply_one(const struct los_cycle_ops* ops, const struct los_decision* d, struct los_outcome* out) {
+  out->reason[0] = '\0';
+  out->report = 0;
+  if (d->job > UINT32_MAX) {
+    refuse(out, LOS_REPORT_STALE_DECISION, "job id %" PRIu64 " is not a Slurm job id", d->job);
+    return;
+  }
+  struct los_job_view job;
+  memset(&job, 0, sizeof job);
+  if (ops->find_job(ops->ctx, (uint32_t)d->job, &job)) {
+    refuse(out, LOS_REPORT_STALE_DECISION, "the job no longer exists");
+    return;
+  }
+  /* the expected state is what keeps a job from starting twice */
+  if (job.state != d->expected) {
+    refuse(out, LOS_REPORT_STALE_DECISION, "the job is %s, the decision expected it %s", job.state_name,
+           job_state_name(d->expected));
+    return;
+  }
+  if (!job.partition || strcmp(job.partition, d->partition)) {
+    refuse(out, LOS_REPORT_STALE_DECISION, "the job is in partition %s, not %s",
+           job.partition ? job.partition : "(none)", d->partition);
+    return;
+  }
+  switch (d->kind) {
+    case LOS_DECIDE_START:
+      if (d->expected != LOS_JOB_PENDING || !job.eligible) {
+        refuse(out, LOS_REPORT_STALE_DECISION, "the job is not eligible to start (held, dependency or begin time)");
+        return;
+      }
+      if (d->node_count && d->node_count != job.min_nodes) {
+        refuse(out, LOS_REPORT_STALE_DECISION, "%u nodes chosen but the job asks for %u", d->node_count,
+               job.min_nodes);
+        return;
+      }
+      ops->start(ops->ctx, &job, d, out);
+      return;
+    case LOS_DECIDE_SUSPEND: ops->suspend(ops->ctx, &job, out); return;
+    case LOS_DECIDE_RESUME: ops->resume(ops->ctx, &job, out); return;
+    case LOS_DECIDE_REQUEUE: ops->requeue(ops->ctx, &job, out); return;
+  }
+  refuse(out, 0, "unknown decision kind %u", d->kind);
+}
+
+/* Fills dec for in->snap: by losd when it answers, otherwise by the
+ * fallback. 1: losd decided; 0: the fallback did; -1: the fallback ran out
+ * of memory (logged; the cycle is skipped). */
+static int decide(struct los_cycle* cy, const struct los_options* o, const struct los_cycle_input* in,
+                  struct los_decisions* dec, const struct los_cycle_ops* ops) {
+  char err[512] = "";
+  int by_losd = 0;
+  int c = los_conn_ensure(&cy->conn, o, in->cluster, in->slurm_version, err, sizeof err);
+  if (c == 0) {
+    if (los_conn_exchange(&cy->conn, o, in->snap, dec, err, sizeof err) == 0) by_losd = 1;
+  }
+  cy->wakeup = by_losd && dec->wakeup >= 0 ? (time_t)dec->wakeup : 0;
+  if (by_losd) {
+    if (cy->in_fallback) {
+      char detail[160];
+      log_line(ops, LOS_LOG_INFO,
+               "sched/los: losd at %s answers again: it decides from now on (the %s fallback started %u jobs "
+               "meanwhile)",
+               o->socket_path, los_fallback_name(o->fallback), cy->fallback_started);
+      snprintf(detail, sizeof detail, "the %s fallback scheduled for %ld s and started %u jobs",
+               los_fallback_name(o->fallback), (long)(time(NULL) - cy->fallback_since), cy->fallback_started);
+      los_conn_report(&cy->conn, o, LOS_REPORT_FALLBACK, "", 0, detail);
+      cy->in_fallback = 0;
+    }
+    return 1;
+  }
+  if (!cy->in_fallback) {
+    log_line(ops, LOS_LOG_ERROR,
+             "sched/los: losd at %s unusable (%s): scheduling by the '%s' fallback until it answers again",
+             o->socket_path, c == 1 ? "waiting to reconnect" : err, los_fallback_name(o->fallback));
+    cy->fallback_started = 0;
+    cy->fallback_since = time(NULL);
+  } else if (c == -1) {
+    log_line(ops, LOS_LOG_DEBUG, "sched/los: reconnect to losd failed: %s (next try in %d ms)", err,
+             cy->conn.backoff_ms);
+  }
+  cy->in_fallback = 1;
+  los_decisions_free(dec);
+  if (los_fallback_decide(in->snap, o->fallback, dec)) {
+    log_line(ops, LOS_LOG_ERROR, "sched/los: out of memory in the fallback; cycle skipped");
+    los_decisions_free(dec);
+    return -1;
+  }
+  return 0;
+}
+
+void los_cycle_run(struct los_cycle* cy, const struct los_options* o, const struct los_cycle_input* in,
+                   const struct los_cycle_ops* ops) {
+  struct los_snapshot* snap = in->snap;
+  struct los_decisions dec;
+  uint32_t pending = 0, running = 0;
+  memset(&dec, 0, sizeof dec);
+  snap->seq = ++cy->seq;
+  for (uint32_t i = 0; i < snap->partition_count; ++i) {
+    pending += snap->partitions[i].pending_count;
+    running += snap->partitions[i].running_count;
+  }
+
+  /* decide: losd, or the fallback; the scheduler is not locked here */
+  const int64_t decide_start = los_monotonic_us();
+  const int decided = decide(cy, o, in, &dec, ops);
+  if (decided < 0) return;
+  const int by_losd = decided == 1;
+  const int64_t decide_us = los_monotonic_us() - decide_start;
+
+  /* apply what still holds, in the decisions' order */
+  struct los_outcome* outcomes = dec.count ? calloc(dec.count, sizeof *outcomes) : NULL;
+  if (dec.count && !outcomes) {
+    log_line(ops, LOS_LOG_ERROR, "sched/los: out of memory applying the decisions; cycle skipped");
+    los_decisions_free(&dec);
+    return;
+  }
+  int started = 0, skipped = 0;
+  const int64_t apply_start = los_monotonic_us();
+  if (dec.count) {
+    ops->lock(ops->ctx);
+    for (uint32_t i = 0; i < dec.count; ++i) {
+      apply_one(ops, &dec.items[i], &outcomes[i]);
+      if (outcomes[i].reason[0]) ++skipped;
+      else if (dec.items[i].kind == LOS_DECIDE_START) ++started;
+    }
+    ops->unlock(ops->ctx);
+  }
+  const int64_t apply_us = los_monotonic_us() - apply_start;
+  if (!by_losd) cy->fallback_started += (uint32_t)started;
+
+  /* logs and reports, with the scheduler unlocked; the fallback's own
+   * decisions are not losd's business */
+  for (uint32_t i = 0; i < dec.count; ++i) {
+    if (!outcomes[i].reason[0]) continue;
+    log_line(ops, LOS_LOG_INFO, "sched/los: skipped %s of JobId=%" PRIu64 " (%s decision, seq %" PRIu64 "): %s",
+             decision_name(dec.items[i].kind), dec.items[i].job, by_losd ? "losd" : "fallback", dec.seq,
+             outcomes[i].reason);
+    if (outcomes[i].report && by_losd)
+      los_conn_report(&cy->conn, o, outcomes[i].report, dec.items[i].partition, dec.items[i].job,
+                      outcomes[i].reason);
+  }
+  free(outcomes);
+  log_line(ops, LOS_LOG_INFO,
+           "sched/los: cycle seq=%" PRIu64 " by=%s pending=%u running=%u decisions=%u started=%d skipped=%d "
+           "snapshot_us=%" PRId64 " decide_us=%" PRId64 " apply_us=%" PRId64 " total_us=%" PRId64,
+           snap->seq, by_losd ? "losd" : los_fallback_name(o->fallback), pending, running, dec.count, started,
+           skipped, in->snapshot_us, decide_us, apply_us, los_monotonic_us() - in->started_us);
+  los_decisions_free(&dec);
+}

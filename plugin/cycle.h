@@ -1,0 +1,114 @@
+/*
+ * One scheduling cycle, without slurmctld. Given the snapshot just taken it
+ * decides by losd, or by the fallback while losd cannot answer; applies the
+ * decisions in their order, each only if it still holds (the job exists, is
+ * in the expected state and partition, may start), through the scheduler's
+ * callbacks; logs what was skipped and why and reports it to losd; and keeps
+ * what the next cycle needs (the fallback episode, losd's wakeup timer, the
+ * update stamps the snapshot saw).
+ *
+ * slurmctld_cycle.c passes callbacks backed by slurmctld under its write
+ * locks; plugin/tests pass a fake scheduler.
+ */
+#ifndef LOS_PLUGIN_CYCLE_H
+#define LOS_PLUGIN_CYCLE_H
+
+#include <stdint.h>
+#include <time.h>
+
+#include "conn.h"
+#include "options.h"
+#include "snapshot.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum los_log_level { LOS_LOG_ERROR, LOS_LOG_INFO, LOS_LOG_DEBUG };
+
+/* A job in none of the states a decision may expect (completed, ...). */
+#define LOS_JOB_STATE_OTHER 0xff
+
+/* What the cycle checks about a job before acting on it (ops->find_job). */
+struct los_job_view {
+  void* handle;           /* the scheduler's record, handed back to the actions */
+  uint8_t state;          /* enum los_job_state, or LOS_JOB_STATE_OTHER */
+  const char* state_name; /* the scheduler's name of its state, for messages */
+  const char* partition;  /* NULL: none */
+  uint32_t min_nodes;     /* nodes it asks for */
+  int eligible;           /* pending and may start now: not held, no dependency, begin time reached */
+};
+
+/* Why a decision was not applied. */
+struct los_outcome {
+  char reason[256]; /* empty: it was applied */
+  uint8_t report;   /* enum los_report_kind to send losd; 0: nothing */
+};
+
+/* The scheduler the decisions are applied to. */
+struct los_cycle_ops {
+  void* ctx;
+  /* Around the applies of a cycle that has decisions (slurmctld: its write locks). */
+  void (*lock)(void* ctx);
+  void (*unlock)(void* ctx);
+  /* 0 with *job filled when the job exists, -1 when it does not. */
+  int (*find_job)(void* ctx, uint32_t id, struct los_job_view* job);
+  /* The actions, called only for decisions that passed the cycle's checks;
+   * a refused one fills out (reason and report). */
+  void (*start)(void* ctx, const struct los_job_view* job, const struct los_decision* d, struct los_outcome* out);
+  void (*suspend)(void* ctx, const struct los_job_view* job, struct los_outcome* out);
+  void (*resume)(void* ctx, const struct los_job_view* job, struct los_outcome* out);
+  void (*requeue)(void* ctx, const struct los_job_view* job, struct los_outcome* out);
+  /* One line of the plugin's log. */
+  void (*log)(void* ctx, enum los_log_level level, const char* line);
+};
+
+/* The scheduler's update stamps (slurmctld: last_job/node/part_update). */
+struct los_update_stamps {
+  time_t job, node, part;
+};
+
+/* State kept from one cycle to the next; owned by the scheduling thread. */
+struct los_cycle {
+  struct los_conn conn;
+  uint64_t seq;              /* of the last snapshot */
+  int in_fallback;           /* the previous cycle was decided by the fallback */
+  uint32_t fallback_started; /* jobs the fallback started since losd last answered */
+  time_t fallback_since;
+  time_t wakeup;             /* losd's timer (a time slice ends): cycle by then; 0: none */
+  struct los_update_stamps seen; /* as of the last snapshot */
+  time_t snapshot_second;        /* time() when the last snapshot was taken; 0: looked again */
+};
+
+void los_cycle_init(struct los_cycle* cy);
+void los_cycle_free(struct los_cycle* cy);
+
+/* Records the stamps a snapshot taken at now_s saw. */
+void los_cycle_saw(struct los_cycle* cy, struct los_update_stamps stamps, time_t now_s);
+
+/* Whether a cycle is due: the stamps moved since the last snapshot (or
+ * could have within its second), the interval (next_forced_ms) passed, a
+ * reconnect to losd is due, or losd's wakeup time came. */
+int los_cycle_due(struct los_cycle* cy, struct los_update_stamps stamps, int64_t now_ms, int64_t next_forced_ms,
+                  time_t now_s);
+
+/* A snapshot the scheduler took for a cycle. */
+struct los_cycle_input {
+  struct los_snapshot* snap; /* numbered and flagged by the cycle; still the caller's to free */
+  const char* cluster;       /* for the HELLO of a new connection */
+  const char* slurm_version;
+  int64_t started_us;  /* los_monotonic_us() when the cycle began, before the snapshot */
+  int64_t snapshot_us; /* how long taking the snapshot took */
+};
+
+/* Decides, applies, logs and reports one cycle (see above). */
+void los_cycle_run(struct los_cycle* cy, const struct los_options* o, const struct los_cycle_input* in,
+                   const struct los_cycle_ops* ops);
+
+int64_t los_monotonic_us(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* LOS_PLUGIN_CYCLE_H */

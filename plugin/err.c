@@ -1,0 +1,13 @@
+/* See err.h. */
+#include "err.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+
+void los_set_err(char* err, size_t errlen, const char* fmt, ...) {
+  va_list ap;
+  if (!err || !errlen) return;
+  va_start(ap, fmt);
+  vsnprintf(err, errlen, fmt, ap);
+  va_end(ap);
+}

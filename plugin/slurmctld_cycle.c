@@ -1,0 +1,324 @@
+/* See slurmctld_cycle.h. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "config.h"
+
+#include "slurm/slurm.h"
+#include "slurm/slurm_errno.h"
+
+#include "src/common/bitstring.h"
+#include "src/common/list.h"
+#include "src/common/log.h"
+#include "src/common/node_conf.h"
+#include "src/common/xmalloc.h"
+#include "src/common/xstring.h"
+#include "src/slurmctld/job_scheduler.h"
+#include "src/slurmctld/locks.h"
+#include "src/slurmctld/node_scheduler.h"
+#include "src/slurmctld/slurmctld.h"
+#include "src/slurmctld/srun_comm.h"
+
+#include "conn.h"
+#include "cycle.h"
+#include "slurmctld_cycle.h"
+#include "snapshot.h"
+#include "protocol/los_protocol.h"
+
+/* ---- snapshot under the read locks ----------------------------------- */
+
+static uint8_t node_state_of(const node_record_t* node) {
+  if (IS_NODE_DOWN(node) || IS_NODE_FUTURE(node) || IS_NODE_NO_RESPOND(node) || IS_NODE_POWERED_DOWN(node) ||
+      IS_NODE_POWERING_DOWN(node))
+    return LOS_NODE_DOWN;
+  if (IS_NODE_DRAIN(node) || IS_NODE_FAIL(node)) return LOS_NODE_DRAINED;
+  if (IS_NODE_ALLOCATED(node) || IS_NODE_MIXED(node) || IS_NODE_COMPLETING(node)) return LOS_NODE_ALLOCATED;
+  return LOS_NODE_IDLE;
+}
+
+static int64_t limit_seconds(const job_record_t* job, const part_record_t* part) {
+  uint32_t minutes = job->time_limit;
+  if (minutes == NO_VAL || minutes == 0) minutes = part->max_time;
+  if (minutes == INFINITE || minutes == NO_VAL) return 365LL * 24 * 3600;
+  return (int64_t)minutes * 60;
+}
+
+/* A pending job losd may start now: not held, not waiting on a begin time or dependency. */
+static int job_eligible(const job_record_t* job, time_t now) {
+  if (!IS_JOB_PENDING(job) || IS_JOB_COMPLETING(job) || !job->details || !job->part_ptr) return 0;
+  if (job->priority == 0) return 0; /* held */
+  if (job->details->begin_time && job->details->begin_time > now) return 0;
+  if (job->details->depend_list && list_count(job->details->depend_list) > 0) return 0;
+  if (job->het_job_id || job->array_recs) return 0; /* heterogeneous jobs and array heads: not handled */
+  return 1;
+}
+
+/* Fills s from slurmctld's records; call with job, node, part READ locks. */
+static int take_snapshot(struct los_snapshot* s, time_t now) {
+  int rc = -1;
+  int* local = xcalloc(node_record_count ? node_record_count : 1, sizeof(int));
+  ListIterator pit = list_iterator_create(part_list);
+  part_record_t* part;
+  s->now = now;
+  while ((part = list_next(pit))) {
+    if (!(part->state_up & PARTITION_SCHED) || !part->node_bitmap) continue;
+    struct los_partition* p = los_snapshot_add_partition(s, part->name);
+    if (!p) goto done;
+    node_record_t* node;
+    for (int i = 0; i < node_record_count; ++i) local[i] = -1;
+    for (int i = 0; (node = next_node(&i)); ++i) {
+      if (!bit_test(part->node_bitmap, node->index)) continue;
+      local[node->index] = (int)p->node_count;
+      if (los_partition_add_node(p, node->name, node_state_of(node))) goto done;
+    }
+    ListIterator jit = list_iterator_create(job_list);
+    job_record_t* job;
+    while ((job = list_next(jit))) {
+      if (job->part_ptr != part) continue;
+      /* A completing job still holds the nodes its epilog runs on: it is
+       * reported as running on them, so no policy counts them free. */
+      bitstr_t* held = IS_JOB_COMPLETING(job) && job->node_bitmap_cg ? job->node_bitmap_cg : job->node_bitmap;
+      if ((IS_JOB_RUNNING(job) || IS_JOB_SUSPENDED(job) || IS_JOB_COMPLETING(job)) && held) {
+        uint32_t count = 0;
+        for (int i = 0; i < node_record_count; ++i)
+          if (local[i] >= 0 && bit_test(held, i)) ++count;
+        if (count == 0) continue; /* completed everywhere */
+        struct los_running* r = los_partition_add_running(p, count);
+        if (!r) {
+          list_iterator_destroy(jit);
+          goto done;
+        }
+        r->id = job->job_id;
+        r->user = job->user_id;
+        r->submit = job->details ? job->details->submit_time : job->start_time;
+        r->start = job->start_time;
+        r->limit = limit_seconds(job, part);
+        r->size = count;
+        r->suspended = IS_JOB_SUSPENDED(job) ? 1 : 0;
+        uint32_t k = 0;
+        for (int i = 0; i < node_record_count && k < count; ++i)
+          if (local[i] >= 0 && bit_test(held, i)) r->nodes[k++] = (uint32_t)local[i];
+      } else if (job_eligible(job, now)) {
+        struct los_pending* q = los_partition_add_pending(p);
+        if (!q) {
+          list_iterator_destroy(jit);
+          goto done;
+        }
+        q->id = job->job_id;
+        q->user = job->user_id;
+        q->submit = job->details->submit_time;
+        q->size = job->details->min_nodes ? job->details->min_nodes : 1;
+        q->limit = limit_seconds(job, part);
+        q->priority = job->priority;
+      }
+    }
+    list_iterator_destroy(jit);
+    los_partition_sort_queue(p);
+  }
+  rc = 0;
+done:
+  list_iterator_destroy(pit);
+  xfree(local);
+  return rc;
+}
+
+/* ---- applying decisions under the write locks ------------------------ */
+
+static void lock_for_apply(void* ctx) {
+  (void)ctx;
+  slurmctld_lock_t write_locks = {READ_LOCK, WRITE_LOCK, WRITE_LOCK, READ_LOCK, READ_LOCK};
+  lock_slurmctld(write_locks);
+}
+
+static void unlock_after_apply(void* ctx) {
+  (void)ctx;
+  slurmctld_lock_t write_locks = {READ_LOCK, WRITE_LOCK, WRITE_LOCK, READ_LOCK, READ_LOCK};
+  unlock_slurmctld(write_locks);
+}
+
+static int find_job(void* ctx, uint32_t id, struct los_job_view* view) {
+  (void)ctx;
+  job_record_t* job = find_job_record(id);
+  if (!job) return -1;
+  view->handle = job;
+  view->state = IS_JOB_PENDING(job)     ? LOS_JOB_PENDING
+                : IS_JOB_RUNNING(job)   ? LOS_JOB_RUNNING
+                : IS_JOB_SUSPENDED(job) ? LOS_JOB_SUSPENDED
+                                        : LOS_JOB_STATE_OTHER;
+  view->state_name = job_state_string(job->job_state);
+  view->partition = job->part_ptr ? job->part_ptr->name : NULL;
+  view->min_nodes = job->details ? job->details->min_nodes : 0;
+  view->eligible = job_eligible(job, time(NULL));
+  return 0;
+}
+
+/* A node a new job may use now. */
+static int node_free(const node_record_t* node) {
+  return bit_test(avail_node_bitmap, node->index) && bit_test(idle_node_bitmap, node->index) && IS_NODE_IDLE(node) &&
+         !IS_NODE_DRAIN(node) && !IS_NODE_COMPLETING(node) && !IS_NODE_NO_RESPOND(node) &&
+         !IS_NODE_POWERED_DOWN(node) && !IS_NODE_FAIL(node);
+}
+
+/* Starts an eligible pending job on the chosen nodes (cycle.c checked
+ * their count), or where Slurm picks when none are chosen. */
+static void start_job(void* ctx, const struct los_job_view* view, const struct los_decision* d,
+                      struct los_outcome* out) {
+  (void)ctx;
+  job_record_t* job = view->handle;
+  bitstr_t* chosen = NULL;
+  if (d->node_count) {
+    chosen = bit_alloc(node_record_count);
+    for (uint32_t n = 0; n < d->node_count; ++n) {
+      node_record_t* node = find_node_record(d->nodes[n]);
+      const char* why = NULL;
+      if (!node) why = "does not exist";
+      else if (!bit_test(job->part_ptr->node_bitmap, node->index)) why = "is not in the job's partition";
+      else if (!node_free(node)) why = "is no longer free (allocated, completing, drained or down)";
+      else if (bit_test(chosen, node->index)) why = "is named twice";
+      if (why) {
+        snprintf(out->reason, sizeof out->reason, "node %s %s", d->nodes[n], why);
+        out->report = LOS_REPORT_STALE_DECISION;
+        FREE_NULL_BITMAP(chosen);
+        return;
+      }
+      bit_set(chosen, node->index);
+    }
+  }
+  /* As sched/backfill does: exclude every node but the chosen ones for the
+   * duration of select_nodes(), then restore the job's own exclusions. */
+  bitstr_t* own_exc = job->details->exc_node_bitmap;
+  job->details->exc_node_bitmap = NULL;
+  if (chosen) {
+    bitstr_t* exc = bit_copy(chosen);
+    bit_not(exc);
+    if (own_exc) bit_or(exc, own_exc);
+    job->details->exc_node_bitmap = exc;
+  } else if (own_exc) {
+    job->details->exc_node_bitmap = bit_copy(own_exc);
+  }
+  int rc = select_nodes(job, false, NULL, NULL, false, SLURMDB_JOB_FLAG_SCHED);
+  if (job->details) {
+    FREE_NULL_BITMAP(job->details->exc_node_bitmap);
+    job->details->exc_node_bitmap = own_exc;
+  } else {
+    FREE_NULL_BITMAP(own_exc);
+  }
+  FREE_NULL_BITMAP(chosen);
+  if (rc != SLURM_SUCCESS) {
+    snprintf(out->reason, sizeof out->reason, "Slurm refused the start: %s", slurm_strerror(rc));
+    out->report = LOS_REPORT_START_FAILED;
+    return;
+  }
+  last_job_update = time(NULL);
+  info("sched/los: started JobId=%u in %s on %s", job->job_id, job->part_ptr->name, job->nodes);
+  if (job->batch_flag == 0)
+    srun_allocate(job);
+  else if (!IS_JOB_CONFIGURING(job))
+    launch_job(job);
+}
+
+static void suspend_or_resume(const struct los_job_view* view, int resume, struct los_outcome* out) {
+  job_record_t* job = view->handle;
+  suspend_msg_t msg;
+  char id[32];
+  memset(&msg, 0, sizeof msg);
+  snprintf(id, sizeof id, "%u", job->job_id);
+  msg.op = resume ? RESUME_JOB : SUSPEND_JOB;
+  msg.job_id = job->job_id;
+  msg.job_id_str = id;
+  int rc = job_suspend2(&msg, 0, -1, false, SLURM_PROTOCOL_VERSION);
+  if (rc != SLURM_SUCCESS) {
+    snprintf(out->reason, sizeof out->reason, "Slurm refused the %s: %s", resume ? "resume" : "suspend",
+             slurm_strerror(rc));
+    out->report = LOS_REPORT_START_FAILED;
+  } else {
+    info("sched/los: %s JobId=%u", resume ? "resumed" : "suspended", job->job_id);
+  }
+}
+
+static void suspend_job(void* ctx, const struct los_job_view* view, struct los_outcome* out) {
+  (void)ctx;
+  suspend_or_resume(view, 0, out);
+}
+
+static void resume_job(void* ctx, const struct los_job_view* view, struct los_outcome* out) {
+  (void)ctx;
+  suspend_or_resume(view, 1, out);
+}
+
+static void requeue_job(void* ctx, const struct los_job_view* view, struct los_outcome* out) {
+  (void)ctx;
+  job_record_t* job = view->handle;
+  int rc = job_requeue(0, job->job_id, NULL, false, 0);
+  if (rc != SLURM_SUCCESS) {
+    snprintf(out->reason, sizeof out->reason, "Slurm refused the requeue: %s", slurm_strerror(rc));
+    out->report = LOS_REPORT_START_FAILED;
+  } else {
+    info("sched/los: requeued JobId=%u", job->job_id);
+  }
+}
+
+static void log_to_slurmctld(void* ctx, enum los_log_level level, const char* line) {
+  (void)ctx;
+  switch (level) {
+    case LOS_LOG_ERROR: error("%s", line); return;
+    case LOS_LOG_INFO: info("%s", line); return;
+    case LOS_LOG_DEBUG: debug("%s", line); return;
+  }
+}
+
+static const struct los_cycle_ops slurmctld_ops = {
+    .ctx = NULL,
+    .lock = lock_for_apply,
+    .unlock = unlock_after_apply,
+    .find_job = find_job,
+    .start = start_job,
+    .suspend = suspend_job,
+    .resume = resume_job,
+    .requeue = requeue_job,
+    .log = log_to_slurmctld,
+};
+
+/* ---- the cycle -------------------------------------------------------- */
+
+/* Read without the locks as sched/backfill's _more_work() does: a stale
+ * read only delays the cycle by one poll. */
+static struct los_update_stamps update_stamps(void) {
+  struct los_update_stamps s = {last_job_update, last_node_update, last_part_update};
+  return s;
+}
+
+int los_slurmctld_cycle_due(struct los_cycle* cy, int64_t next_forced_ms) {
+  return los_cycle_due(cy, update_stamps(), los_monotonic_ms(), next_forced_ms, time(NULL));
+}
+
+void los_slurmctld_cycle(struct los_cycle* cy, const struct los_options* o) {
+  slurmctld_lock_t read_locks = {READ_LOCK, READ_LOCK, READ_LOCK, READ_LOCK, READ_LOCK};
+  struct los_snapshot snap;
+  char cluster[256];
+  memset(&snap, 0, sizeof snap);
+
+  const int64_t started_us = los_monotonic_us();
+  lock_slurmctld(read_locks);
+  los_cycle_saw(cy, update_stamps(), time(NULL));
+  snprintf(cluster, sizeof cluster, "%s", slurm_conf.cluster_name ? slurm_conf.cluster_name : "");
+  int snap_rc = take_snapshot(&snap, time(NULL));
+  unlock_slurmctld(read_locks);
+  const int64_t snapshot_us = los_monotonic_us() - started_us;
+  if (snap_rc) {
+    error("sched/los: out of memory taking the snapshot; cycle skipped");
+    los_snapshot_free(&snap);
+    return;
+  }
+  const struct los_cycle_input in = {
+      .snap = &snap,
+      .cluster = cluster,
+      .slurm_version = SLURM_VERSION_STRING,
+      .started_us = started_us,
+      .snapshot_us = snapshot_us,
+  };
+  los_cycle_run(cy, o, &in, &slurmctld_ops);
+  los_snapshot_free(&snap);
+}
