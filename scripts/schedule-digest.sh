@@ -37,7 +37,7 @@ digest() {
   "$sim" --quiet --policy "$policy" --format json --schedule-out "$tmp/s.swf" "$@" > "$tmp/m.json"
   # Left out: wall_s (the simulation's run time varies between runs) and the
   # policy's name (a label: the digest's line names the spec it was given).
-  printf '%s %s %s\n' "$(grep -vE '"(wall_s|policy)"' "$tmp/m.json" | grep -v '^; Policy:' "$tmp/s.swf" - |
+  printf '%s %s %s\n' "$({ grep -v '^; Policy:' "$tmp/s.swf"; grep -vE '"(wall_s|policy)"' "$tmp/m.json"; } |
     sha256sum | cut -d' ' -f1)" \
     "$label" "$policy"
 }
