@@ -33,7 +33,8 @@ digest() {
   local label="$1" policy="$2"
   shift 2
   "$sim" --quiet --policy "$policy" --format json --schedule-out "$tmp/s.swf" "$@" > "$tmp/m.json"
-  printf '%s %s %s\n' "$(cat "$tmp/s.swf" "$tmp/m.json" | sha256sum | cut -d' ' -f1)" "$label" "$policy"
+  # wall_s (the simulation's run time) is the one field that varies between runs.
+  printf '%s %s %s\n' "$(grep -v '"wall_s"' "$tmp/m.json" | cat "$tmp/s.swf" - | sha256sum | cut -d' ' -f1)" "$label" "$policy"
 }
 
 run_set() {
