@@ -28,7 +28,7 @@
 #include <vector>
 
 #include "../tests/support/losd_process.hpp"
-#include "policy/policy_spec.hpp"
+#include "util/spec.hpp"
 #include "protocol/client.hpp"
 
 namespace {
@@ -188,7 +188,7 @@ int main(int argc, char** argv) {
     }
   }
   try {
-    for (const los::PolicySpec& spec : los::parse_policy_list(policies)) {
+    for (const los::Spec& spec : los::parse_spec_list(policies)) {
       const std::string p = spec.to_string();
       for (const auto& [label, mode] : {std::pair{"steady", Mode::Steady}, std::pair{"churn", Mode::Churn},
                                         std::pair{"resync", Mode::Resync}}) {

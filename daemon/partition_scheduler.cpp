@@ -8,10 +8,10 @@
 namespace los::daemon {
 
 PartitionScheduler::PartitionScheduler(std::string name, const std::string& policy_spec)
-    : name_(std::move(name)), policy_(make_policy(policy_spec)) {}
+    : name_(std::move(name)), policy_(make_policy(policy_spec, RunMode::Live)) {}
 
 void PartitionScheduler::set_policy(const std::string& policy_spec) {
-  policy_ = make_policy(policy_spec);
+  policy_ = make_policy(policy_spec, RunMode::Live);
   need_resync_ = true;
   fresh_policy_ = true;
   first_promise_.clear();
@@ -55,16 +55,15 @@ std::vector<std::string> PartitionScheduler::place(const Snapshot& s, const Deci
 PartitionScheduler::Outcome PartitionScheduler::step(Snapshot snapshot, bool resync) {
   Outcome out;
   const auto t0 = std::chrono::steady_clock::now();
-  if (fresh_policy_ && snapshot.running.empty()) {
-    // A policy instance that has not stepped yet, on a partition where nothing
-    // runs: it misses nothing, and learns the queue as arrivals, exactly as
-    // at the start of a simulation. (Some policies, gang scheduling among
-    // them, cannot rebuild from a resync at all.)
-    Snapshot empty;
-    empty.now = snapshot.now;
-    snapshot.events = diff_snapshots(empty, snapshot);
-    snapshot.resync = false;
-  } else if (!previous_ || resync || need_resync_ || snapshot.now < previous_->now) {
+  const bool rebuild = !previous_ || resync || need_resync_ || snapshot.now < previous_->now;
+  if (rebuild && !fresh_policy_ && !policy_->capabilities().resync) {
+    // It cannot rebuild its state: a fresh instance starts over instead.
+    policy_ = make_policy(policy_->name(), RunMode::Live);
+    fresh_policy_ = true;
+  }
+  if (fresh_policy_) {
+    begin_from_snapshot(snapshot, *policy_);
+  } else if (rebuild) {
     snapshot.events.clear();
     snapshot.resync = true;
   } else {

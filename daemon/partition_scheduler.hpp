@@ -27,7 +27,7 @@ namespace los::daemon {
 
 class PartitionScheduler {
  public:
-  // Builds the policy; throws PolicySpecError for a bad spec.
+  // Builds the policy; throws SpecError for a bad spec.
   PartitionScheduler(std::string name, const std::string& policy_spec);
 
   const std::string& name() const { return name_; }

@@ -71,4 +71,11 @@ struct Snapshot {
   bool resync = false;
 };
 
+// Sets total_units and free_units of a live partition from its nodes and
+// running jobs: total = usable (idle or allocated) nodes; free = total minus
+// the sizes of executing (not suspended) jobs minus allocated nodes that no
+// job of this partition holds (another partition's jobs on overlapping
+// nodes), at least 0.
+void derive_units(Snapshot& snapshot);
+
 }  // namespace los

@@ -137,25 +137,26 @@ std::vector<PlannedStart> BackfillingPolicy::reservations() const {
   return out;
 }
 
-PolicyPtr make_easy(const PolicySpec& spec) {
-  spec.reject_unknown();
-  return std::make_unique<BackfillingPolicy>(1, "easy");
+PolicyPtr make_easy(const ParamValues& values, RunMode) {
+  return std::make_unique<BackfillingPolicy>(1, values.canonical());
 }
 
-PolicyPtr make_conservative(const PolicySpec& spec) {
-  spec.reject_unknown();
-  return std::make_unique<BackfillingPolicy>(BackfillingPolicy::kUnlimited, "conservative");
+PolicyPtr make_conservative(const ParamValues& values, RunMode) {
+  return std::make_unique<BackfillingPolicy>(BackfillingPolicy::kUnlimited, values.canonical());
 }
 
-PolicyPtr make_aggressive(const PolicySpec& spec) {
-  spec.reject_unknown();
-  return std::make_unique<BackfillingPolicy>(0, "aggressive");
+PolicyPtr make_aggressive(const ParamValues& values, RunMode) {
+  return std::make_unique<BackfillingPolicy>(0, values.canonical());
 }
 
-PolicyPtr make_depth(const PolicySpec& spec) {
-  const int k = static_cast<int>(spec.get_int("k", 4, 0, 1000000));
-  spec.reject_unknown();
-  return std::make_unique<BackfillingPolicy>(k, "depth:k=" + std::to_string(k));
+const ParamTable& depth_parameters() {
+  static const ParamTable table = {
+      Param::integer("k", 4, 0, 1000000, "reservation depth: how many blocked jobs hold a reservation")};
+  return table;
+}
+
+PolicyPtr make_depth(const ParamValues& values, RunMode) {
+  return std::make_unique<BackfillingPolicy>(static_cast<int>(values.integer("k")), values.canonical());
 }
 
 }  // namespace los

@@ -70,9 +70,10 @@ class BackfillingPolicy final : public Policy {
   std::int64_t next_order_ = 0;
 };
 
-PolicyPtr make_easy(const PolicySpec& spec);
-PolicyPtr make_conservative(const PolicySpec& spec);
-PolicyPtr make_aggressive(const PolicySpec& spec);
-PolicyPtr make_depth(const PolicySpec& spec);
+PolicyPtr make_easy(const ParamValues& values, RunMode mode);
+PolicyPtr make_conservative(const ParamValues& values, RunMode mode);
+PolicyPtr make_aggressive(const ParamValues& values, RunMode mode);
+const ParamTable& depth_parameters();
+PolicyPtr make_depth(const ParamValues& values, RunMode mode);
 
 }  // namespace los

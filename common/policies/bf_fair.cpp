@@ -56,8 +56,7 @@ StepResult BfFairPolicy::step(const Snapshot& snapshot) {
   return result;
 }
 
-PolicyPtr make_bf_fair(const PolicySpec& spec) {
-  spec.reject_unknown();
+PolicyPtr make_bf_fair(const ParamValues&, RunMode) {
   return std::make_unique<BfFairPolicy>();
 }
 

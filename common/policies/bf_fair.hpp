@@ -43,6 +43,6 @@ class BfFairPolicy final : public Policy {
   std::unordered_map<int, UserTotals> users_;
 };
 
-PolicyPtr make_bf_fair(const PolicySpec& spec);
+PolicyPtr make_bf_fair(const ParamValues& values, RunMode mode);
 
 }  // namespace los

@@ -17,8 +17,7 @@ StepResult FcfsPolicy::step(const Snapshot& snapshot) {
   return result;
 }
 
-PolicyPtr make_fcfs(const PolicySpec& spec) {
-  spec.reject_unknown();
+PolicyPtr make_fcfs(const ParamValues&, RunMode) {
   return std::make_unique<FcfsPolicy>();
 }
 

@@ -11,6 +11,6 @@ class FcfsPolicy final : public Policy {
   StepResult step(const Snapshot& snapshot) override;
 };
 
-PolicyPtr make_fcfs(const PolicySpec& spec);
+PolicyPtr make_fcfs(const ParamValues& values, RunMode mode);
 
 }  // namespace los

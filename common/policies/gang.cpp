@@ -657,47 +657,66 @@ std::vector<PlannedStart> GangPolicy::reservations() const {
 
 namespace {
 
-std::string fixed_number(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%g", v);
-  return buf;
-}
-
-PolicyPtr make(const PolicySpec& spec, bool backfill, bool migrate) {
+PolicyPtr make(const ParamValues& values, bool backfill, bool migrate) {
   GangOptions o;
   o.backfill = backfill;
   o.migrate = migrate;
-  o.mpl = static_cast<int>(spec.get_int("mpl", 5, 1, 64));
-  o.slice = spec.get_int("slice", 200, 1, 100000000);
-  o.cs_percent = spec.get_double("cs", 0, 0, 100);
-  o.charge_start = spec.get_bool("charge_start", true);
-  PolicySpec canonical;
-  canonical.name = spec.name;
-  canonical.params["mpl"] = std::to_string(o.mpl);
-  canonical.params["slice"] = std::to_string(o.slice);
-  canonical.params["cs"] = fixed_number(o.cs_percent);
-  canonical.params["charge_start"] = o.charge_start ? "true" : "false";
-  if (backfill) {
-    o.rebuild_plan = spec.get_choice("plan", "keep", {"keep", "rebuild"}) == "rebuild";
-    canonical.params["plan"] = o.rebuild_plan ? "rebuild" : "keep";
-  }
+  o.mpl = static_cast<int>(values.integer("mpl"));
+  o.slice = values.integer("slice");
+  o.cs_percent = values.number("cs");
+  o.charge_start = values.flag("charge_start");
+  if (backfill) o.rebuild_plan = values.choice("plan") == "rebuild";
   if (migrate) {
-    o.migration_cost = spec.get_int("c", 10, 0, 100000000);
-    o.max_tasks = spec.get_int("q", 64, -1, 1000000000);
-    o.migrate_idle = spec.get_bool("migrate_idle", false);
-    canonical.params["c"] = std::to_string(o.migration_cost);
-    canonical.params["q"] = std::to_string(o.max_tasks);
-    canonical.params["migrate_idle"] = o.migrate_idle ? "true" : "false";
+    o.migration_cost = values.integer("c");
+    o.max_tasks = values.integer("q");
+    o.migrate_idle = values.flag("migrate_idle");
   }
-  spec.reject_unknown();
-  return std::make_unique<GangPolicy>(o, canonical.to_string());
+  return std::make_unique<GangPolicy>(o, values.canonical());
+}
+
+const GangOptions kDefaults;
+
+ParamTable with_backfilling(const ParamTable& t) {
+  return t.with({Param::choice("plan", {"keep", "rebuild"},
+                               "keep: reservations kept and compressed as in conservative; rebuild: re-planned in "
+                               "FCFS order at every event from remaining estimates")});
+}
+
+ParamTable with_migration(const ParamTable& t) {
+  return t.with({
+      Param::integer("c", kDefaults.migration_cost, 0, 100000000, "seconds per migration (checkpoint + restart)"),
+      Param::integer("q", kDefaults.max_tasks, -1, 1000000000, "tasks migrated per slice, -1 unlimited"),
+      Param::flag("migrate_idle", kDefaults.migrate_idle, "migrate even when no job waits"),
+  });
 }
 
 }  // namespace
 
-PolicyPtr make_gang(const PolicySpec& spec) { return make(spec, false, false); }
-PolicyPtr make_bgs(const PolicySpec& spec) { return make(spec, true, false); }
-PolicyPtr make_mgs(const PolicySpec& spec) { return make(spec, false, true); }
-PolicyPtr make_mbgs(const PolicySpec& spec) { return make(spec, true, true); }
+const ParamTable& gang_parameters() {
+  static const ParamTable table = {
+      Param::integer("mpl", kDefaults.mpl, 1, 64, "rows of the matrix (multiprogramming level)"),
+      Param::integer("slice", kDefaults.slice, 1, 100000000, "time slice, seconds"),
+      Param::number("cs", kDefaults.cs_percent, 0, 100, "context-switch stall, % of the slice"),
+      Param::flag("charge_start", kDefaults.charge_start, "first starts pay the switch-in stall too"),
+  };
+  return table;
+}
+const ParamTable& bgs_parameters() {
+  static const ParamTable table = with_backfilling(gang_parameters());
+  return table;
+}
+const ParamTable& mgs_parameters() {
+  static const ParamTable table = with_migration(gang_parameters());
+  return table;
+}
+const ParamTable& mbgs_parameters() {
+  static const ParamTable table = with_migration(with_backfilling(gang_parameters()));
+  return table;
+}
+
+PolicyPtr make_gang(const ParamValues& values, RunMode) { return make(values, false, false); }
+PolicyPtr make_bgs(const ParamValues& values, RunMode) { return make(values, true, false); }
+PolicyPtr make_mgs(const ParamValues& values, RunMode) { return make(values, false, true); }
+PolicyPtr make_mbgs(const ParamValues& values, RunMode) { return make(values, true, true); }
 
 }  // namespace los

@@ -83,6 +83,8 @@ class GangPolicy final : public Policy {
   GangPolicy(GangOptions options, std::string label);
 
   std::string name() const override { return label_; }
+  // The matrix follows the events; it cannot yet be rebuilt from a snapshot.
+  Capabilities capabilities() const override { return {.resync = false, .time_sharing = true}; }
   StepResult step(const Snapshot& snapshot) override;
   // With mpl=1 a reservation is a start time; with more rows it only
   // promises a place in a row (execution waits for the row's slice), so
@@ -169,9 +171,14 @@ class GangPolicy final : public Policy {
   std::unordered_map<JobId, Progress> progress_;
 };
 
-PolicyPtr make_gang(const PolicySpec& spec);
-PolicyPtr make_bgs(const PolicySpec& spec);
-PolicyPtr make_mgs(const PolicySpec& spec);
-PolicyPtr make_mbgs(const PolicySpec& spec);
+// gang's parameters; bgs adds plan, mgs adds c, q and migrate_idle, mbgs all.
+const ParamTable& gang_parameters();
+const ParamTable& bgs_parameters();
+const ParamTable& mgs_parameters();
+const ParamTable& mbgs_parameters();
+PolicyPtr make_gang(const ParamValues& values, RunMode mode);
+PolicyPtr make_bgs(const ParamValues& values, RunMode mode);
+PolicyPtr make_mgs(const ParamValues& values, RunMode mode);
+PolicyPtr make_mbgs(const ParamValues& values, RunMode mode);
 
 }  // namespace los

@@ -106,29 +106,36 @@ std::vector<PlannedStart> LosPolicy::reservations() const { return reservation_;
 
 namespace {
 
-PolicyPtr make_variant(const PolicySpec& spec, bool use_extra, LosMerit merit) {
+PolicyPtr make_variant(const ParamValues& values, bool use_extra, LosMerit merit) {
   LosOptions o;
   o.use_extra = use_extra;
   o.merit = merit;
-  o.lookahead = static_cast<int>(spec.get_int("lookahead", 50, 1, 1000000));
-  o.traceback = spec.get_choice("traceback", "bypassed-first", {"bypassed-first", "selected-first"}) == "selected-first"
-                    ? LosTraceback::SelectedFirst
-                    : LosTraceback::BypassedFirst;
-  o.head = spec.get_choice("head", "loop", {"loop", "once"}) == "once" ? LosHead::Once : LosHead::Loop;
-  spec.reject_unknown();
-  // Canonical spelling: the name, then the non-default parameters in key order.
-  std::string label = spec.name;
-  if (o.head == LosHead::Once) label += ":head=once";
-  if (o.lookahead != 50) label += ":lookahead=" + std::to_string(o.lookahead);
-  if (o.traceback == LosTraceback::SelectedFirst) label += ":traceback=selected-first";
-  return std::make_unique<LosPolicy>(o, std::move(label));
+  o.lookahead = static_cast<int>(values.integer("lookahead"));
+  o.traceback =
+      values.choice("traceback") == "selected-first" ? LosTraceback::SelectedFirst : LosTraceback::BypassedFirst;
+  o.head = values.choice("head") == "once" ? LosHead::Once : LosHead::Loop;
+  return std::make_unique<LosPolicy>(o, values.canonical());
 }
 
 }  // namespace
 
-PolicyPtr make_los(const PolicySpec& spec) { return make_variant(spec, true, LosMerit::None); }
-PolicyPtr make_los_basic(const PolicySpec& spec) { return make_variant(spec, false, LosMerit::None); }
-PolicyPtr make_los_maxjobs(const PolicySpec& spec) { return make_variant(spec, true, LosMerit::MaxJobs); }
-PolicyPtr make_los_maxsd(const PolicySpec& spec) { return make_variant(spec, true, LosMerit::MaxSlowdown); }
+const ParamTable& los_parameters() {
+  static const ParamTable table = {
+      Param::integer("lookahead", LosOptions{}.lookahead, 1, 1000000, "waiting jobs the selection considers (C)"),
+      Param::choice("traceback", {"bypassed-first", "selected-first"}, "which of equally good sets is chosen"),
+      Param::choice("head", {"loop", "once"},
+                    "loop: start heads while they fit, then reserve; once: the thesis's literal single head start"),
+  };
+  return table;
+}
+
+PolicyPtr make_los(const ParamValues& values, RunMode) { return make_variant(values, true, LosMerit::None); }
+PolicyPtr make_los_basic(const ParamValues& values, RunMode) { return make_variant(values, false, LosMerit::None); }
+PolicyPtr make_los_maxjobs(const ParamValues& values, RunMode) {
+  return make_variant(values, true, LosMerit::MaxJobs);
+}
+PolicyPtr make_los_maxsd(const ParamValues& values, RunMode) {
+  return make_variant(values, true, LosMerit::MaxSlowdown);
+}
 
 }  // namespace los

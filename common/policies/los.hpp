@@ -74,9 +74,11 @@ class LosPolicy final : public Policy {
 // merit), capped at a slowdown of 10^6.
 std::int64_t los_slowdown_merit(Time now, Time submit, Time estimate);
 
-PolicyPtr make_los(const PolicySpec& spec);
-PolicyPtr make_los_basic(const PolicySpec& spec);
-PolicyPtr make_los_maxjobs(const PolicySpec& spec);
-PolicyPtr make_los_maxsd(const PolicySpec& spec);
+// Every LOS variant takes these parameters.
+const ParamTable& los_parameters();
+PolicyPtr make_los(const ParamValues& values, RunMode mode);
+PolicyPtr make_los_basic(const ParamValues& values, RunMode mode);
+PolicyPtr make_los_maxjobs(const ParamValues& values, RunMode mode);
+PolicyPtr make_los_maxsd(const ParamValues& values, RunMode mode);
 
 }  // namespace los

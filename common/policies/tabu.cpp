@@ -537,21 +537,12 @@ bool TabuPlan::consistent() const {
 // ---------------------------------------------------------------------------
 // TabuPolicy
 
-TabuPolicy::TabuPolicy(Options options)
-    : options_(options), rng_(options.seed), next_search_(options.period > 0 ? options.period : kTimeInfinity) {}
-
-std::string TabuPolicy::name() const {
-  const Options d;
-  std::ostringstream out;
-  out << "tabu";
-  if (options_.budget != d.budget) out << ":budget=" << options_.budget;
-  if (options_.period != d.period) out << ":period=" << options_.period;
-  if (options_.safe) out << ":safe";
-  if (options_.seed != d.seed) out << ":seed=" << options_.seed;
-  if (options_.tabu_size != d.tabu_size) out << ":tabu=" << options_.tabu_size;
-  if (options_.time_limit != d.time_limit) out << ":time-limit=" << options_.time_limit;
-  return out.str();
-}
+TabuPolicy::TabuPolicy(Options options, RunMode mode, std::string label)
+    : options_(options),
+      mode_(mode),
+      label_(std::move(label)),
+      rng_(options.seed),
+      next_search_(options.period > 0 ? options.period : kTimeInfinity) {}
 
 bool TabuPolicy::apply_events(const Snapshot& snapshot, bool& freed) {
   const Time now = snapshot.now;
@@ -624,10 +615,10 @@ StepResult TabuPolicy::step(const Snapshot& snapshot) {
   if (options_.period > 0 && now >= next_search_) {
     if (plan_.movable().size() >= 2) {
       ++stats_.searches;
-      // The wall-clock cap applies live only (a named partition): a
-      // simulation counts iterations, so every run is reproducible.
+      // The wall-clock cap applies live only: a simulation counts
+      // iterations, so every run is reproducible.
       auto deadline = std::chrono::steady_clock::time_point::max();
-      if (!snapshot.partition.empty() && options_.time_limit > 0) {
+      if (mode_ == RunMode::Live && options_.time_limit > 0) {
         deadline = std::chrono::steady_clock::now() +
                    std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                        std::chrono::duration<double>(options_.time_limit));
@@ -658,16 +649,29 @@ std::vector<PlannedStart> TabuPolicy::reservations() const {
   return out;
 }
 
-PolicyPtr make_tabu(const PolicySpec& spec) {
+const ParamTable& tabu_parameters() {
+  static const TabuPolicy::Options d;
+  static const ParamTable table = {
+      Param::flag("safe", d.safe, "never move a job past its first reservation"),
+      Param::integer("period", d.period, 0, 1000000000, "seconds between searches (0: never)"),
+      Param::integer("budget", d.budget, 0, 1000000, "iterations per waiting job"),
+      Param::integer("tabu", static_cast<long long>(d.tabu_size), 0, 1000000, "tabu list length"),
+      Param::integer("seed", static_cast<long long>(d.seed), 0, 1LL << 62, "random seed"),
+      Param::number("time-limit", d.time_limit, 0, 3600,
+                    "wall-clock seconds per search, live partitions only (0: none)"),
+  };
+  return table;
+}
+
+PolicyPtr make_tabu(const ParamValues& values, RunMode mode) {
   TabuPolicy::Options o;
-  o.safe = spec.get_bool("safe", o.safe);
-  o.period = spec.get_int("period", o.period, 0, 1000000000);
-  o.budget = spec.get_int("budget", o.budget, 0, 1000000);
-  o.tabu_size = static_cast<std::size_t>(spec.get_int("tabu", static_cast<long long>(o.tabu_size), 0, 1000000));
-  o.seed = static_cast<std::uint64_t>(spec.get_int("seed", static_cast<long long>(o.seed), 0, (1LL << 62)));
-  o.time_limit = spec.get_double("time-limit", o.time_limit, 0, 3600);
-  spec.reject_unknown();
-  return std::make_unique<TabuPolicy>(o);
+  o.safe = values.flag("safe");
+  o.period = values.integer("period");
+  o.budget = values.integer("budget");
+  o.tabu_size = static_cast<std::size_t>(values.integer("tabu"));
+  o.seed = static_cast<std::uint64_t>(values.integer("seed"));
+  o.time_limit = values.number("time-limit");
+  return std::make_unique<TabuPolicy>(o, mode, values.canonical());
 }
 
 }  // namespace los

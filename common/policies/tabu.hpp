@@ -288,9 +288,12 @@ class TabuPolicy final : public Policy {
     double time_limit = 2.0;     // wall-clock seconds per search, live only
   };
 
-  explicit TabuPolicy(Options options);
+  // `label` is the canonical spelling name() returns; `mode` Live lets the
+  // search stop at time_limit wall-clock seconds.
+  explicit TabuPolicy(Options options, RunMode mode = RunMode::Simulation, std::string label = "tabu");
 
-  std::string name() const override;
+  std::string name() const override { return label_; }
+  Capabilities capabilities() const override { return {.wall_clock_budget = true}; }
   StepResult step(const Snapshot& snapshot) override;
   std::vector<PlannedStart> reservations() const override;
   const Planner* plan() const override { return &plan_.profile(); }
@@ -305,12 +308,15 @@ class TabuPolicy final : public Policy {
   void rebuild(const Snapshot& snapshot);
 
   Options options_;
+  RunMode mode_;
+  std::string label_;
   TabuPlan plan_;
   std::mt19937_64 rng_;
   Time next_search_;
   TabuSearchStats stats_;
 };
 
-PolicyPtr make_tabu(const PolicySpec& spec);
+const ParamTable& tabu_parameters();
+PolicyPtr make_tabu(const ParamValues& values, RunMode mode);
 
 }  // namespace los

@@ -12,7 +12,7 @@
 
 #include "model/snapshot.hpp"
 #include "planner/planner.hpp"
-#include "policy/policy_spec.hpp"
+#include "util/spec.hpp"
 
 namespace los {
 
@@ -43,6 +43,24 @@ struct StepResult {
   std::size_t admitted = 0;
 };
 
+// Where a policy runs. In simulation every step must be reproducible, so a
+// policy bounds its work by counts only; live, wall-clock caps apply too.
+enum class RunMode { Simulation, Live };
+
+// What a policy can do, stated by the policy so that callers need not infer
+// it from names or from the snapshot.
+struct Capabilities {
+  // Rebuilds its state from a snapshot alone when snapshot.resync is set
+  // (a daemon restart, a lost message). Without it a caller must feed the
+  // policy from a cold start: nothing running, the queue as arrivals.
+  bool resync = true;
+  // Suspends and resumes jobs (time sharing): a live partition it runs on
+  // must let several jobs share a node, and Suspend / Resume decisions occur.
+  bool time_sharing = false;
+  // Caps its work in wall-clock time when it runs live (RunMode::Live).
+  bool wall_clock_budget = false;
+};
+
 // A start time the policy has promised (a reservation) or predicts.
 struct PlannedStart {
   JobId job;
@@ -56,6 +74,8 @@ class Policy {
   // The canonical spelling of this policy and its parameters, e.g.
   // "depth:k=4"; parse_policy_spec(name()) makes an identical policy.
   virtual std::string name() const = 0;
+
+  virtual Capabilities capabilities() const { return {}; }
 
   // One scheduling step. Decisions are applied in order.
   virtual StepResult step(const Snapshot& snapshot) = 0;
@@ -71,5 +91,13 @@ class Policy {
 };
 
 using PolicyPtr = std::unique_ptr<Policy>;
+
+// Prepares the first step of a fresh policy instance on a snapshot of a
+// partition already in use (losd after a restart or a policy change, a
+// forecast from a live snapshot). With nothing running the instance misses
+// nothing: it learns the queue as arrivals, exactly as at the start of a
+// simulation. Otherwise it must rebuild from the snapshot (resync); a policy
+// without Capabilities::resync cannot, and this throws std::runtime_error.
+void begin_from_snapshot(Snapshot& snapshot, const Policy& policy);
 
 }  // namespace los

@@ -283,20 +283,17 @@ SnapshotMessage decode_snapshot(std::span<const std::uint8_t> payload) {
 
     const std::size_t nodes = r.count("node count", 3);
     s.nodes.resize(nodes);
-    int usable = 0;
     for (std::size_t ni = 0; ni < nodes; ++ni) {
       Node& n = s.nodes[ni];
       n.name = r.str("node name");
       const std::uint8_t st = r.u8("node state");
       if (st > LOS_NODE_DOWN) r.fail(where + " node '" + n.name + "': unknown state " + std::to_string(st));
       n.state = static_cast<Node::State>(st);
-      if (n.usable()) ++usable;
     }
 
     std::unordered_set<JobId> ids;
     const std::size_t running = r.count("running job count", 45);
     s.running.resize(running);
-    std::int64_t executing = 0;
     for (std::size_t ri = 0; ri < running; ++ri) {
       RunningJob& rj = s.running[ri];
       rj.job.id = job_id(r, "running job id");
@@ -324,7 +321,6 @@ SnapshotMessage decode_snapshot(std::span<const std::uint8_t> payload) {
       }
       rj.job.runtime = 0;
       rj.job.partition = static_cast<int>(pi);
-      if (!rj.suspended) executing += rj.job.size;
     }
 
     const std::size_t pending = r.count("pending job count", 36);
@@ -343,18 +339,7 @@ SnapshotMessage decode_snapshot(std::span<const std::uint8_t> payload) {
       if (j.submit < 0) r.fail(job + ": negative submit time");
       j.partition = static_cast<int>(pi);
     }
-    // Allocated nodes no job of this partition holds belong to another
-    // partition's jobs (overlapping partitions): not free here either.
-    std::vector<char> held(nodes, 0);
-    for (const RunningJob& rj : s.running) {
-      for (int n : rj.nodes) held[n] = 1;
-    }
-    std::int64_t foreign = 0;
-    for (std::size_t ni = 0; ni < nodes; ++ni) {
-      if (s.nodes[ni].state == Node::State::Allocated && !held[ni]) ++foreign;
-    }
-    s.total_units = usable;
-    s.free_units = static_cast<int>(std::max<std::int64_t>(0, usable - executing - foreign));
+    derive_units(s);
     m.partitions.push_back(std::move(s));
   }
   r.done();

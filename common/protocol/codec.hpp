@@ -61,9 +61,8 @@ struct ErrorReply {
 // One snapshot of the cluster: every partition losd schedules. Each
 // partition decodes into a los::Snapshot with nodes, running jobs (with their
 // node indices), the queue in the plugin's priority order, and total_units /
-// free_units derived from them: usable (idle or allocated) nodes; usable
-// minus the sizes of executing jobs minus allocated nodes that no job of the
-// partition holds (another partition's jobs), at least 0.
+// free_units derived from them by the model's rule (derive_units,
+// model/snapshot.hpp).
 struct SnapshotMessage {
   std::uint64_t seq = 0;
   Time now = 0;

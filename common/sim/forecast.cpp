@@ -25,7 +25,7 @@ std::string what(const Policy& policy, Time now, JobId id) {
 
 std::vector<Time> forecast_starts(const Snapshot& snapshot, const std::string& policy_spec,
                                   const ForecastOptions& options) {
-  PolicyPtr policy = make_policy(policy_spec);
+  PolicyPtr policy = make_policy(policy_spec, options.mode);
   std::vector<Time> starts(snapshot.queue.size(), kTimeInfinity);
   std::unordered_map<JobId, std::size_t> slot;  // queue index in the caller's snapshot
   slot.reserve(snapshot.queue.size());
@@ -33,13 +33,7 @@ std::vector<Time> forecast_starts(const Snapshot& snapshot, const std::string& p
 
   Snapshot s = snapshot;
   s.events.clear();
-  // The fresh instance rebuilds from the snapshot; with nothing running it
-  // can learn the queue as arrivals instead, as at the start of a simulation
-  // (policies that cannot rebuild, gang scheduling, need that).
-  s.resync = !s.running.empty();
-  if (!s.resync) {
-    for (const Job& j : s.queue) s.events.push_back({SnapshotEvent::Kind::Arrived, j.id, j.size, 0, j.estimate});
-  }
+  begin_from_snapshot(s, *policy);
   std::unordered_map<JobId, Progress> progress;
   std::set<std::pair<Time, JobId>> ends;
   for (const RunningJob& r : s.running) {

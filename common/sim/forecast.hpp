@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "model/snapshot.hpp"
+#include "policy/policy.hpp"
 
 namespace los {
 
@@ -27,10 +28,14 @@ struct ForecastOptions {
   // Stop after this much computing time (seconds); jobs not started by then
   // are reported as kTimeInfinity.
   double max_seconds = 10;
+  // How the forecast's policy instance bounds its own work: losd forecasts
+  // live partitions (RunMode::Live: wall-clock caps such as tabu's
+  // time-limit apply); tests and tools keep the default, reproducible.
+  RunMode mode = RunMode::Simulation;
 };
 
 // The predicted start of each job of snapshot.queue, in queue order;
-// kTimeInfinity where none was found. Throws PolicySpecError for a bad spec
+// kTimeInfinity where none was found. Throws SpecError for a bad spec
 // and std::logic_error if the policy starts more than fits.
 std::vector<Time> forecast_starts(const Snapshot& snapshot, const std::string& policy_spec,
                                   const ForecastOptions& options = {});

@@ -13,102 +13,57 @@
 namespace los {
 namespace {
 
-bool valid_word(std::string_view w) {
-  return !w.empty() && std::all_of(w.begin(), w.end(), [](char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_' ||
-           c == '.';
+// Every model's keys: the common ones, then the model's own.
+ParamTable common_keys(int default_nodes) {
+  return {
+      Param::integer("jobs", 10000, 1, 100000000, "jobs to generate"),
+      Param::integer("nodes", default_nodes, 1, 100000000, "machine size in allocation units"),
+      // Non-negative 63-bit integers so that seeds print and parse the same everywhere.
+      Param::integer("seed", 1, 0, 0x7FFFFFFFFFFFFFFFLL, "random seed"),
+  };
+}
+
+const ParamTable& lublin_keys() {
+  static const ParamTable table = common_keys(128).with({
+      Param::choice("parameters", {"typeless", "batch-interactive"}, "the model's parameter set"),
+      // Bounded above because every point of a huge scale is paid bucket by bucket.
+      Param::number("arrival-scale", 1.0, 1e-6, 1000, "multiplies inter-arrival times (< 1 raises the load)"),
+      Param::integer("start-hour", 0, 0, 23, "hour of day at time 0"),
   });
+  return table;
 }
 
-// Shortest text that reads back as the same double, so the canonical spec
-// (and with it the SWF header) does not depend on how a number was typed.
-std::string number_text(double x) {
-  char buf[64];
-  const auto r = std::to_chars(buf, buf + sizeof buf, x);
-  return std::string(buf, r.ptr);
+const ParamTable& cirne_keys() {
+  static const ParamTable table = common_keys(500).with({
+      Param::choice("arrival", {"random", "anl", "ctc", "kth", "sdsc"}, "daily-cycle arrival polynomial"),
+      Param::number("load", 1.0, 1e-6, 1e6, "kappa_L: multiplies the arrival rate and requested times"),
+      Param::number("rate-divisor", 1.0, 1e-6, 1e6, "divides the polynomials' rate"),
+      Param::choice("cancel", {"truncate", "ignore", "drop"}, "what a cancellation does to the run time"),
+      Param::choice("accuracy", {"clip", "reject"}, "requested-time accuracy draws above 1"),
+      Param::choice("size-rounding", {"ceil", "round"}, "how drawn sizes become whole units"),
+  });
+  return table;
 }
 
-// Typed access to a spec's keys. Every getter records the key's effective
-// value (the default when absent) for the canonical spec; reject_unknown()
-// names any key no getter asked for.
-class Keys {
- public:
-  explicit Keys(const ModelSpec& spec) : spec_(spec) {}
+const ParamTable& cirne_moldable_keys() {
+  static const ParamTable table = cirne_keys().with({
+      Param::number("sigma-scale", 1.0, 1e-6, 1e6, "kappa_sigma: multiplies the mean of sigma"),
+      Param::choice("joint-a", {"slice-at-least-cmin", "slice"}, "how Downey's A is drawn jointly with the size"),
+      Param::choice("negative-sigma", {"resample", "clamp"}, "what a negative sigma draw becomes"),
+      Param::choice("alternatives", {"distinct", "draws"}, "whether the offered sizes are distinct"),
+      Param::choice("spacing", {"linear", "log"}, "how the offered sizes are spaced"),
+  });
+  return table;
+}
 
-  long long integer(const std::string& key, long long fallback, long long min, long long max) {
-    const std::string* v = find(key);
-    long long x = fallback;
-    if (v) {
-      errno = 0;
-      char* end = nullptr;
-      x = std::strtoll(v->c_str(), &end, 10);
-      if (errno != 0 || end == v->c_str() || *end != '\0') fail(key, "must be a whole number, got '" + *v + "'");
-      if (x < min || x > max) {
-        fail(key, "must be in [" + std::to_string(min) + ", " + std::to_string(max) + "], got " + *v);
-      }
-    }
-    canonical_[key] = std::to_string(x);
-    return x;
+// The checked keys of `spec` against `table`; a SpecError becomes a ModelError.
+ParamValues read_keys(const ParamTable& table, const ModelSpec& spec) {
+  try {
+    return table.read(spec, kModelKind);
+  } catch (const SpecError& e) {
+    throw ModelError(e.what());
   }
-
-  double number(const std::string& key, double fallback, double min, double max) {
-    const std::string* v = find(key);
-    double x = fallback;
-    if (v) {
-      errno = 0;
-      char* end = nullptr;
-      x = std::strtod(v->c_str(), &end);
-      if (errno != 0 || end == v->c_str() || *end != '\0' || !std::isfinite(x)) {
-        fail(key, "must be a number, got '" + *v + "'");
-      }
-      if (!(x >= min && x <= max)) {
-        fail(key, "must be in [" + number_text(min) + ", " + number_text(max) + "], got " + *v);
-      }
-    }
-    canonical_[key] = number_text(x);
-    return x;
-  }
-
-  std::string choice(const std::string& key, const std::vector<std::string>& choices) {
-    const std::string* v = find(key);
-    const std::string x = v ? *v : choices.front();  // the first choice is the default
-    if (std::find(choices.begin(), choices.end(), x) == choices.end()) {
-      std::string list;
-      for (const auto& c : choices) list += (list.empty() ? "" : ", ") + c;
-      fail(key, "must be one of " + list + ", got '" + x + "'");
-    }
-    canonical_[key] = x;
-    return x;
-  }
-
-  void reject_unknown() const {
-    for (const auto& [k, v] : spec_.params) {
-      if (!canonical_.count(k)) {
-        std::string known;
-        for (const auto& [a, unused] : canonical_) known += (known.empty() ? "" : ", ") + a;
-        throw ModelError("model '" + spec_.name + "': unknown key '" + k + "' (known: " + known + ")");
-      }
-    }
-  }
-
-  std::string canonical() const {
-    std::string out = spec_.name;
-    for (const auto& [k, v] : canonical_) out += ":" + k + "=" + v;
-    return out;
-  }
-
- private:
-  const std::string* find(const std::string& key) const {
-    const auto it = spec_.params.find(key);
-    return it == spec_.params.end() ? nullptr : &it->second;
-  }
-  [[noreturn]] void fail(const std::string& key, const std::string& what) const {
-    throw ModelError("model '" + spec_.name + "': key '" + key + "' " + what);
-  }
-
-  const ModelSpec& spec_;
-  std::map<std::string, std::string> canonical_;
-};
+}
 
 struct Common {
   std::size_t jobs;
@@ -116,12 +71,11 @@ struct Common {
   std::uint64_t seed;
 };
 
-Common common_keys(Keys& k, int default_nodes) {
+Common common_values(const ParamValues& k) {
   Common c;
-  c.jobs = static_cast<std::size_t>(k.integer("jobs", 10000, 1, 100000000));
-  c.nodes = static_cast<int>(k.integer("nodes", default_nodes, 1, 100000000));
-  // Seeds are non-negative 63-bit integers so they print and parse the same everywhere.
-  c.seed = static_cast<std::uint64_t>(k.integer("seed", 1, 0, 0x7FFFFFFFFFFFFFFFLL));
+  c.jobs = static_cast<std::size_t>(k.integer("jobs"));
+  c.nodes = static_cast<int>(k.integer("nodes"));
+  c.seed = static_cast<std::uint64_t>(k.integer("seed"));
   return c;
 }
 
@@ -146,24 +100,22 @@ SwfRecord record_of(const Job& j) {
 }
 
 GeneratedWorkload lublin_model(const ModelSpec& spec) {
-  Keys k(spec);
-  const Common c = common_keys(k, 128);
+  const ParamValues k = read_keys(lublin_keys(), spec);
+  const Common c = common_values(k);
   LublinOptions o;
   o.jobs = c.jobs;
   o.nodes = c.nodes;
   o.seed = c.seed;
-  o.parameters = k.choice("parameters", {"typeless", "batch-interactive"}) == "typeless"
+  o.parameters = k.choice("parameters") == "typeless"
                      ? LublinParameters::Typeless
                      : LublinParameters::BatchInteractive;
-  // Bounded above because every point of a huge scale is paid bucket by bucket.
-  o.arrival_scale = k.number("arrival-scale", 1.0, 1e-6, 1000);
-  o.start_hour = static_cast<int>(k.integer("start-hour", 0, 0, 23));
-  k.reject_unknown();
+  o.arrival_scale = k.number("arrival-scale");
+  o.start_hour = static_cast<int>(k.integer("start-hour"));
   if (o.nodes < 2) throw ModelError("model 'lublin': key 'nodes' must be at least 2, got " + std::to_string(o.nodes));
 
   LublinWorkload lw = generate_lublin(o);
   GeneratedWorkload g;
-  g.spec = k.canonical();
+  g.spec = k.canonical(ParamValues::Spelling::EveryKey);
   g.workload = std::move(lw.workload);
   g.workload.source = "model:" + g.spec;
   g.header = common_header(
@@ -187,47 +139,46 @@ GeneratedWorkload lublin_model(const ModelSpec& spec) {
 }
 
 GeneratedWorkload cirne_model(const ModelSpec& spec, bool moldable) {
-  Keys k(spec);
-  const Common c = common_keys(k, 500);
+  const ParamValues k = read_keys(moldable ? cirne_moldable_keys() : cirne_keys(), spec);
+  const Common c = common_values(k);
   CirneOptions o;
   o.jobs = c.jobs;
   o.nodes = c.nodes;
   o.seed = c.seed;
-  const std::string arrival = k.choice("arrival", {"random", "anl", "ctc", "kth", "sdsc"});
+  const std::string arrival = k.choice("arrival");
   o.arrival = arrival == "anl"    ? CirneOptions::Arrival::ANL
               : arrival == "ctc"  ? CirneOptions::Arrival::CTC
               : arrival == "kth"  ? CirneOptions::Arrival::KTH
               : arrival == "sdsc" ? CirneOptions::Arrival::SDSC
                                   : CirneOptions::Arrival::Random;
-  o.load = k.number("load", 1.0, 1e-6, 1e6);
-  o.rate_divisor = k.number("rate-divisor", 1.0, 1e-6, 1e6);
-  const std::string cancel = k.choice("cancel", {"truncate", "ignore", "drop"});
+  o.load = k.number("load");
+  o.rate_divisor = k.number("rate-divisor");
+  const std::string cancel = k.choice("cancel");
   o.cancel = cancel == "truncate" ? CirneOptions::Cancel::Truncate
              : cancel == "ignore" ? CirneOptions::Cancel::Ignore
                                   : CirneOptions::Cancel::Drop;
-  o.accuracy = k.choice("accuracy", {"clip", "reject"}) == "clip" ? CirneOptions::Accuracy::Clip
+  o.accuracy = k.choice("accuracy") == "clip" ? CirneOptions::Accuracy::Clip
                                                                    : CirneOptions::Accuracy::Reject;
-  o.size_rounding = k.choice("size-rounding", {"ceil", "round"}) == "ceil" ? CirneOptions::SizeRounding::Ceil
+  o.size_rounding = k.choice("size-rounding") == "ceil" ? CirneOptions::SizeRounding::Ceil
                                                                             : CirneOptions::SizeRounding::Round;
   if (moldable) {
-    o.sigma_scale = k.number("sigma-scale", 1.0, 1e-6, 1e6);
-    o.joint_a = k.choice("joint-a", {"slice-at-least-cmin", "slice"}) == "slice"
+    o.sigma_scale = k.number("sigma-scale");
+    o.joint_a = k.choice("joint-a") == "slice"
                     ? CirneOptions::JointA::Slice
                     : CirneOptions::JointA::SliceAtLeastCmin;
-    o.negative_sigma = k.choice("negative-sigma", {"resample", "clamp"}) == "resample"
+    o.negative_sigma = k.choice("negative-sigma") == "resample"
                            ? CirneOptions::NegativeSigma::Resample
                            : CirneOptions::NegativeSigma::Clamp;
-    o.alternatives = k.choice("alternatives", {"distinct", "draws"}) == "distinct"
+    o.alternatives = k.choice("alternatives") == "distinct"
                          ? CirneOptions::Alternatives::Distinct
                          : CirneOptions::Alternatives::Draws;
-    o.spacing = k.choice("spacing", {"linear", "log"}) == "linear" ? CirneOptions::Spacing::Linear
+    o.spacing = k.choice("spacing") == "linear" ? CirneOptions::Spacing::Linear
                                                                    : CirneOptions::Spacing::Log;
   }
-  k.reject_unknown();
 
   CirneWorkload cw = moldable ? generate_cirne_moldable(o) : generate_cirne(o);
   GeneratedWorkload g;
-  g.spec = k.canonical();
+  g.spec = k.canonical(ParamValues::Spelling::EveryKey);
   g.workload = std::move(cw.workload);
   g.workload.source = "model:" + g.spec;
   g.header = common_header(std::string("Cirne-Berman ") + (moldable ? "moldable" : "rigid") + " model", g.spec,
@@ -268,29 +219,12 @@ GeneratedWorkload cirne_model(const ModelSpec& spec, bool moldable) {
 
 }  // namespace
 
-ModelSpec ModelSpec::parse(std::string_view text) {
-  ModelSpec spec;
-  std::size_t pos = text.find(':');
-  spec.name = std::string(text.substr(0, pos));
-  if (!valid_word(spec.name)) throw ModelError("model '" + std::string(text) + "': missing or malformed model name");
-  while (pos != std::string_view::npos) {
-    const std::size_t next = text.find(':', pos + 1);
-    const std::string_view part = text.substr(pos + 1, next == std::string_view::npos ? next : next - pos - 1);
-    const std::size_t eq = part.find('=');
-    if (eq == std::string_view::npos) {
-      throw ModelError("model '" + std::string(text) + "': '" + std::string(part) + "' is not KEY=VALUE");
-    }
-    const std::string key(part.substr(0, eq));
-    const std::string value(part.substr(eq + 1));
-    if (!valid_word(key) || value.empty()) {
-      throw ModelError("model '" + std::string(text) + "': malformed '" + std::string(part) + "' (expected KEY=VALUE)");
-    }
-    if (!spec.params.emplace(key, value).second) {
-      throw ModelError("model '" + std::string(text) + "': key '" + key + "' given twice");
-    }
-    pos = next;
+ModelSpec parse_model_spec(std::string_view text) {
+  try {
+    return Spec::parse(text, kModelKind);
+  } catch (const SpecError& e) {
+    throw ModelError(e.what());
   }
-  return spec;
 }
 
 GeneratedWorkload generate_model(const ModelSpec& spec) {
@@ -312,7 +246,7 @@ void write_generated_swf(std::ostream& out, const GeneratedWorkload& g) {
 }
 
 Workload model_workload(std::string_view text, int default_nodes) {
-  ModelSpec spec = ModelSpec::parse(text);
+  ModelSpec spec = parse_model_spec(text);
   if (default_nodes > 0 && !spec.params.count("nodes")) spec.params["nodes"] = std::to_string(default_nodes);
   return generate_model(spec).workload;
 }
@@ -378,34 +312,31 @@ SwfExtensions read_swf_extensions(const Workload& w) {
 }
 
 std::string model_catalog() {
-  return R"(    Keys are listed with their defaults; of a choice a | b | c, the first is the default.
-
-    lublin          Lublin-Feitelson rigid jobs (JPDC 2003): daily arrival cycle,
-                    serial / power-of-two / other sizes, run times correlated
-                    with size. Keys (default):
-                      jobs (10000), nodes (128), seed (1),
-                      parameters (typeless | batch-interactive),
-                      arrival-scale (1; multiplies inter-arrival times, < 1 raises the load),
-                      start-hour (0; hour of day at time 0)
-    cirne           Cirne-Berman rigid jobs (thesis, UCSD 2001): arrivals from one
-                    of four daily-cycle polynomials scaled by P/O and the load
-                    multiplier, cancellations, uniform-log sizes with a
-                    power-of-two bias, uniform-log requested times, gamma accuracy.
-                    Keys (default):
-                      jobs (10000), nodes (500), seed (1),
-                      arrival (random | anl | ctc | kth | sdsc),
-                      load (1; kappa_L, multiplies arrival rate and requested times),
-                      rate-divisor (1; divides the polynomials' rate),
-                      cancel (truncate | ignore | drop),
-                      accuracy (clip | reject), size-rounding (ceil | round)
-    cirne-moldable  cirne, plus the requests each job offers (moldability model:
-                    minimum size, number of choices, Downey's speedup A, sigma).
-                    Keys: those of cirne, and
-                      sigma-scale (1; kappa_sigma, multiplies the mean of sigma),
-                      joint-a (slice-at-least-cmin | slice),
-                      negative-sigma (resample | clamp),
-                      alternatives (distinct | draws), spacing (linear | log)
-)";
+  struct Entry {
+    const char* name;
+    const char* about;
+    const ParamTable& keys;
+  };
+  const Entry models[] = {
+      {"lublin",
+       "Lublin-Feitelson rigid jobs (JPDC 2003): daily arrival cycle, serial / power-of-two / other sizes, run "
+       "times correlated with size.",
+       lublin_keys()},
+      {"cirne",
+       "Cirne-Berman rigid jobs (thesis, UCSD 2001): arrivals from one of four daily-cycle polynomials scaled by "
+       "P/O and the load multiplier, cancellations, uniform-log sizes with a power-of-two bias, uniform-log "
+       "requested times, gamma accuracy.",
+       cirne_keys()},
+      {"cirne-moldable",
+       "cirne, plus the requests each job offers (moldability model: minimum size, number of choices, Downey's "
+       "speedup A, sigma).",
+       cirne_moldable_keys()},
+  };
+  std::string out = "    Keys are listed with their defaults; of a choice a|b|c, the first is the default.\n";
+  for (const Entry& m : models) {
+    out += std::string("\n    ") + m.name + "\n      " + m.about + "\n" + m.keys.help("        ");
+  }
+  return out;
 }
 
 }  // namespace los

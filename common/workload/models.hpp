@@ -20,6 +20,7 @@
 #include <string_view>
 #include <vector>
 
+#include "util/spec.hpp"
 #include "workload/cirne.hpp"
 #include "workload/swf.hpp"
 
@@ -31,13 +32,10 @@ class ModelError : public WorkloadError {
   using WorkloadError::WorkloadError;
 };
 
-struct ModelSpec {
-  std::string name;
-  std::map<std::string, std::string> params;
-
-  // Parses NAME[:KEY=VALUE]...; throws ModelError naming the bad part.
-  static ModelSpec parse(std::string_view text);
-};
+// NAME[:KEY=VALUE]..., in the one spec syntax of policies and models.
+using ModelSpec = Spec;
+// Parses a model spec; throws ModelError naming the bad part.
+ModelSpec parse_model_spec(std::string_view text);
 
 struct GeneratedWorkload {
   Workload workload;

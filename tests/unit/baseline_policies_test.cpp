@@ -159,26 +159,27 @@ TEST(BaselinePolicies, ConservativePromisesEveryWaitingJob) {
                                     {3, 10, 4}, {10, 20, 2}, {20, 40, 1}, {40, 140, 8}, {140, kTimeInfinity, 10}}));
 }
 
-TEST(BaselinePolicies, PolicySpecErrorsNameTheProblem) {
-  EXPECT_THROW(make_policy("nosuch"), PolicySpecError);
+TEST(BaselinePolicies, SpecErrorsNameTheProblem) {
+  EXPECT_THROW(make_policy("nosuch"), SpecError);
   try {
     make_policy("depth:k=abc");
     FAIL();
-  } catch (const PolicySpecError& e) {
-    EXPECT_NE(std::string(e.what()).find("'k' must be an integer"), std::string::npos) << e.what();
+  } catch (const SpecError& e) {
+    EXPECT_NE(std::string(e.what()).find("'k' must be a whole number"), std::string::npos) << e.what();
   }
   try {
     make_policy("easy:k=3");
     FAIL();
-  } catch (const PolicySpecError& e) {
+  } catch (const SpecError& e) {
     EXPECT_NE(std::string(e.what()).find("unknown parameter 'k'"), std::string::npos) << e.what();
   }
   EXPECT_EQ(make_policy("depth:k=7")->name(), "depth:k=7");
-  EXPECT_EQ(make_policy("depth")->name(), "depth:k=4");
-  const auto list = parse_policy_list("fcfs,depth:k=2,los:lookahead=10:traceback=selected-first");
+  EXPECT_EQ(make_policy("depth")->name(), "depth");  // defaults are not written
+  EXPECT_EQ(make_policy("depth:k=4")->name(), "depth");
+  const auto list = parse_spec_list("fcfs,depth:k=2,los:lookahead=10:traceback=selected-first");
   ASSERT_EQ(list.size(), 3u);
   EXPECT_EQ(list[2].params.at("traceback"), "selected-first");
-  EXPECT_EQ(PolicySpec::parse("x:flag").params.at("flag"), "true");
+  EXPECT_EQ(Spec::parse("x:flag").params.at("flag"), "true");
 }
 
 }  // namespace

@@ -423,10 +423,10 @@ TEST(Cirne, DefaultsAreTheDocumentedOnes) {
   EXPECT_EQ(o.negative_sigma, CirneOptions::NegativeSigma::Resample);
   EXPECT_EQ(o.alternatives, CirneOptions::Alternatives::Distinct);
   EXPECT_EQ(o.spacing, CirneOptions::Spacing::Linear);
-  EXPECT_EQ(generate_model(ModelSpec::parse("cirne:jobs=5")).spec,
+  EXPECT_EQ(generate_model(parse_model_spec("cirne:jobs=5")).spec,
             "cirne:accuracy=clip:arrival=random:cancel=truncate:jobs=5:load=1:nodes=500:rate-divisor=1:seed=1:"
             "size-rounding=ceil");
-  EXPECT_EQ(generate_model(ModelSpec::parse("cirne-moldable:jobs=5")).spec,
+  EXPECT_EQ(generate_model(parse_model_spec("cirne-moldable:jobs=5")).spec,
             "cirne-moldable:accuracy=clip:alternatives=distinct:arrival=random:cancel=truncate:jobs=5:"
             "joint-a=slice-at-least-cmin:load=1:negative-sigma=resample:nodes=500:rate-divisor=1:seed=1:"
             "sigma-scale=1:size-rounding=ceil:spacing=linear");

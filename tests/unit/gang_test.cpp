@@ -87,17 +87,19 @@ TEST(GangMatrix, PlacesReplicatesAndCleans) {
 
 TEST(Gang, OptionsHaveDocumentedDefaultsAndRejectBadInput) {
   PolicyPtr p = make_policy("gang");
-  EXPECT_EQ(p->name(), "gang:charge_start=true:cs=0:mpl=5:slice=200");
+  EXPECT_EQ(p->name(), "gang");  // defaults are not written
   EXPECT_EQ(make_policy(p->name())->name(), p->name());
-  EXPECT_EQ(make_policy("mbgs")->name(), "mbgs:c=10:charge_start=true:cs=0:migrate_idle=false:mpl=5:plan=keep:q=64:slice=200");
-  EXPECT_THROW(make_policy("gang:mpl=0"), PolicySpecError);
-  EXPECT_THROW(make_policy("gang:mpl=65"), PolicySpecError);
-  EXPECT_THROW(make_policy("gang:cs=-1"), PolicySpecError);
-  EXPECT_THROW(make_policy("gang:q=5"), PolicySpecError);  // migration options belong to mgs/mbgs
-  EXPECT_THROW(make_policy("mgs:q=-2"), PolicySpecError);
-  EXPECT_THROW(make_policy("bgs:slice=abc"), PolicySpecError);
-  EXPECT_THROW(make_policy("bgs:plan=later"), PolicySpecError);
-  EXPECT_THROW(make_policy("gang:plan=rebuild"), PolicySpecError);  // no plan without backfilling
+  EXPECT_EQ(make_policy("mbgs")->name(), "mbgs");
+  EXPECT_EQ(make_policy("mbgs:mpl=3:charge_start=false:migrate_idle:cs=2.5:plan=keep")->name(),
+            "mbgs:charge_start=false:cs=2.5:migrate_idle:mpl=3");
+  EXPECT_THROW(make_policy("gang:mpl=0"), SpecError);
+  EXPECT_THROW(make_policy("gang:mpl=65"), SpecError);
+  EXPECT_THROW(make_policy("gang:cs=-1"), SpecError);
+  EXPECT_THROW(make_policy("gang:q=5"), SpecError);  // migration options belong to mgs/mbgs
+  EXPECT_THROW(make_policy("mgs:q=-2"), SpecError);
+  EXPECT_THROW(make_policy("bgs:slice=abc"), SpecError);
+  EXPECT_THROW(make_policy("bgs:plan=later"), SpecError);
+  EXPECT_THROW(make_policy("gang:plan=rebuild"), SpecError);  // no plan without backfilling
 }
 
 // ---- hand-computed schedules --------------------------------------------------

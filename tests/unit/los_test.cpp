@@ -241,11 +241,11 @@ TEST(LosPolicy, SpecsAndCanonicalNames) {
   EXPECT_EQ(make_policy("los-basic:head=once")->name(), "los-basic:head=once");
   for (const char* bad : {"los:lookahead=0", "los:lookahead=x", "los:traceback=first", "los:head=twice",
                           "los:depth=3", "los-maxsd:merit=1"}) {
-    EXPECT_THROW(make_policy(bad), PolicySpecError) << bad;
+    EXPECT_THROW(make_policy(bad), SpecError) << bad;
   }
   try {
     make_policy("los:traceback=first");
-  } catch (const PolicySpecError& e) {
+  } catch (const SpecError& e) {
     EXPECT_NE(std::string(e.what()).find("traceback"), std::string::npos);
   }
 }

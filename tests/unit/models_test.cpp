@@ -21,7 +21,7 @@ namespace {
 
 std::string swf_text(const std::string& spec) {
   std::ostringstream out;
-  write_generated_swf(out, generate_model(ModelSpec::parse(spec)));
+  write_generated_swf(out, generate_model(parse_model_spec(spec)));
   return out.str();
 }
 
@@ -34,7 +34,7 @@ std::string read_file(const std::filesystem::path& p) {
 
 std::string error_of(const std::string& spec) {
   try {
-    generate_model(ModelSpec::parse(spec));
+    generate_model(parse_model_spec(spec));
   } catch (const ModelError& e) {
     return e.what();
   }
@@ -60,16 +60,16 @@ TEST(Models, BadSpecsAreNamed) {
   EXPECT_NE(error_of("cirne:cancel=maybe").find("truncate, ignore, drop"), std::string::npos);
   EXPECT_NE(error_of("cirne:spacing=log").find("unknown key 'spacing'"), std::string::npos);  // moldable only
   EXPECT_NE(error_of("poisson").find("unknown model 'poisson'"), std::string::npos);
-  EXPECT_THROW(ModelSpec::parse("lublin:jobs"), ModelError);
-  EXPECT_THROW(ModelSpec::parse("lublin:jobs=1:jobs=2"), ModelError);
-  EXPECT_THROW(ModelSpec::parse(":jobs=1"), ModelError);
+  EXPECT_THROW(generate_model(parse_model_spec("lublin:jobs")), ModelError);  // a bare key is "true"
+  EXPECT_THROW(parse_model_spec("lublin:jobs=1:jobs=2"), ModelError);
+  EXPECT_THROW(parse_model_spec(":jobs=1"), ModelError);
 }
 
 // The SWF reader takes generated files as plain SWF: the extension lines are
 // comments, the job lines the user requests.
 TEST(Models, GeneratedSwfReadsBackAsPlainSwf) {
   for (const std::string spec : {"lublin:jobs=3000:seed=5", "cirne:jobs=3000:seed=5", "cirne-moldable:jobs=3000:seed=5"}) {
-    const GeneratedWorkload g = generate_model(ModelSpec::parse(spec));
+    const GeneratedWorkload g = generate_model(parse_model_spec(spec));
     std::ostringstream out;
     write_generated_swf(out, g);
     const Workload r = parse_swf(out.str(), spec);

@@ -292,8 +292,8 @@ TEST(TabuPolicy, SpecAndName) {
   EXPECT_EQ(make_policy("tabu")->name(), "tabu");
   EXPECT_EQ(make_policy("tabu:safe")->name(), "tabu:safe");
   EXPECT_EQ(make_policy("tabu:seed=3:period=600:safe")->name(), "tabu:period=600:safe:seed=3");
-  EXPECT_THROW(make_policy("tabu:nonsense=1"), PolicySpecError);
-  EXPECT_THROW(make_policy("tabu:period=-1"), PolicySpecError);
+  EXPECT_THROW(make_policy("tabu:nonsense=1"), SpecError);
+  EXPECT_THROW(make_policy("tabu:period=-1"), SpecError);
   EXPECT_EQ(make_policy("bf-fair")->name(), "bf-fair");
 }
 
@@ -334,12 +334,13 @@ TEST(TabuPolicy, TimeLimitAppliesLiveOnly) {
     }
     return s;
   };
-  for (const std::string partition : {"", "live"}) {
-    PolicyPtr p = make_policy("tabu:time-limit=0.000001");
-    p->step(snapshot(partition));
+  for (const RunMode mode : {RunMode::Simulation, RunMode::Live}) {
+    PolicyPtr p = make_policy("tabu:time-limit=0.000001", mode);
+    // The partition's name does not decide it: only the mode does.
+    p->step(snapshot(mode == RunMode::Live ? "" : "named"));
     const TabuSearchStats& stats = dynamic_cast<const TabuPolicy&>(*p).stats();
     EXPECT_EQ(stats.searches, 1);
-    if (partition.empty()) {
+    if (mode == RunMode::Simulation) {
       EXPECT_EQ(stats.iterations, 400);  // 2 x 200 waiting jobs
     } else {
       EXPECT_LT(stats.iterations, 400);  // 400 iterations cannot fit in a microsecond

@@ -106,7 +106,7 @@ int run_generate(int argc, char** argv) {
     }
     if (model.empty()) throw los::UsageError("generate: no model given (lublin, cirne or cirne-moldable; see --help)");
     if (output.empty()) throw los::UsageError("generate: no output file given (-o FILE, or -o - for standard output)");
-    los::ModelSpec spec = los::ModelSpec::parse(model);
+    los::ModelSpec spec = los::parse_model_spec(model);
     for (const auto& [key, v] : keys) set_key(spec, "--" + key, key, v);
     const los::GeneratedWorkload g = los::generate_model(spec);
 

@@ -57,7 +57,9 @@ OPTIONS
                          as the fairness paper does (default: the trace's).
     --bsld-tau S         Bounded-slowdown threshold in seconds (default: 10).
     --batches B          Batches for the confidence intervals (default: 20).
-    --format F           table (default) or json: an array with one object per policy.
+    --format F           table (default) or json: an array with one object per policy;
+                         with --list-policies, markdown prints the parameter
+                         reference of docs/policies.md.
     --schedule-out FILE  Write each simulated schedule as SWF (wait filled in);
                          with several policies FILE gets the policy name before
                          its extension.
@@ -66,7 +68,8 @@ OPTIONS
                          one row per user and policy (default: none).
     --check              Run the invariant checker; exit 3 on any violation.
     --quiet              No warnings or progress on stderr.
-    --list-policies      List policies and their parameters, then exit.
+    --list-policies      List policies and their parameters (with their defaults),
+                         then exit.
     -h, --help           This text.
 
 EXIT STATUS
@@ -134,7 +137,9 @@ Options parse_args(int argc, char** argv) {
       o.batches = static_cast<std::size_t>(los::parse_integer(a, value(), 2, 100000));
     } else if (a == "--format") {
       o.format = value();
-      if (o.format != "table" && o.format != "json") throw los::UsageError("--format: expected table or json, got '" + o.format + "'");
+      if (o.format != "table" && o.format != "json" && o.format != "markdown") {
+        throw los::UsageError("--format: expected table, json or markdown, got '" + o.format + "'");
+      }
     } else if (a == "--schedule-out") {
       o.schedule_out = value();
     } else if (a == "--check") {
@@ -238,15 +243,13 @@ los::Workload load_workload(const std::string& arg, const los::SwfReadOptions& r
 
 int run(const Options& o) {
   if (o.list) {
-    for (const los::PolicyInfo& p : los::policy_catalog()) {
-      std::cout << p.name << "\n    " << p.summary << "\n";
-      if (*p.parameters) std::cout << "    parameters: " << p.parameters << "\n";
-    }
+    std::cout << (o.format == "markdown" ? los::policy_catalog_markdown() : los::policy_catalog_text());
     return 0;
   }
-  const std::vector<los::PolicySpec> specs = los::parse_policy_list(o.policies);
+  if (o.format == "markdown") throw los::UsageError("--format markdown goes with --list-policies");
+  const std::vector<los::Spec> specs = los::parse_spec_list(o.policies);
   // Build every policy first, so a typo fails before a long simulation.
-  for (const los::PolicySpec& s : specs) los::make_policy(s);
+  for (const los::Spec& s : specs) los::make_policy(s);
 
   los::SwfReadOptions read;
   read.units = o.nodes;
@@ -280,7 +283,7 @@ int run(const Options& o) {
 
   std::vector<los::SimResult> results;
   int status = 0;
-  for (const los::PolicySpec& s : specs) {
+  for (const los::Spec& s : specs) {
     los::PolicyPtr policy = los::make_policy(s);
     ProgressBar bar(!o.quiet, policy->name());
     los::SimOptions sim;
@@ -315,7 +318,7 @@ int main(int argc, char** argv) {
   } catch (const los::UsageError& e) {
     std::cerr << "los-sim: " << e.what() << "\n";
     return 2;
-  } catch (const los::PolicySpecError& e) {
+  } catch (const los::SpecError& e) {
     std::cerr << "los-sim: " << e.what() << "\n";
     return 2;
   } catch (const std::exception& e) {
