@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "util/parse.hpp"
+#include "util/cli.hpp"
 #include "workload/models.hpp"
 
 namespace {
@@ -74,7 +75,7 @@ void set_key(los::ModelSpec& spec, const std::string& option, const std::string&
 }  // namespace
 
 int run_generate(int argc, char** argv) {
-  try {
+  return los::run_cli("los-sim generate", [&] {
     std::vector<std::string> args(argv + 2, argv + argc);
     std::string model;
     std::string output;
@@ -135,14 +136,5 @@ int run_generate(int argc, char** argv) {
       throw los::WorkloadError(output + ": cannot write (rename from " + temp + " failed)");
     }
     return 0;
-  } catch (const los::UsageError& e) {
-    std::cerr << "los-sim generate: " << e.what() << "\n";
-    return 2;
-  } catch (const los::ModelError& e) {
-    std::cerr << "los-sim generate: " << e.what() << "\n";
-    return 2;
-  } catch (const std::exception& e) {
-    std::cerr << "los-sim generate: " << e.what() << "\n";
-    return 1;
-  }
+  });
 }

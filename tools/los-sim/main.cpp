@@ -11,6 +11,7 @@
 
 #include "metrics/summary.hpp"
 #include "policy/registry.hpp"
+#include "util/cli.hpp"
 #include "generate.hpp"
 #include "report.hpp"
 #include "sim/invariants.hpp"
@@ -313,16 +314,5 @@ int run(const Options& o) {
 
 int main(int argc, char** argv) {
   if (argc >= 2 && std::string(argv[1]) == "generate") return run_generate(argc, argv);
-  try {
-    return run(parse_args(argc, argv));
-  } catch (const los::UsageError& e) {
-    std::cerr << "los-sim: " << e.what() << "\n";
-    return 2;
-  } catch (const los::SpecError& e) {
-    std::cerr << "los-sim: " << e.what() << "\n";
-    return 2;
-  } catch (const std::exception& e) {
-    std::cerr << "los-sim: " << e.what() << "\n";
-    return 1;
-  }
+  return los::run_cli("los-sim", [&] { return run(parse_args(argc, argv)); });
 }
