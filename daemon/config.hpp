@@ -45,7 +45,7 @@ struct DaemonConfig {
   int max_query_clients = 256;
   double frame_timeout_seconds = 10;    // a started frame must arrive within this
   double idle_timeout_seconds = 300;    // query/admin connections idle this long are closed
-  ForecastOptions forecast;
+  ForecastOptions forecast{.mode = RunMode::Live};  // live partitions: wall-clock caps apply
   std::string default_policy = "easy";            // canonical spec
   std::map<std::string, std::string> partitions;  // partition -> canonical spec
 

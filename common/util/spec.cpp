@@ -16,7 +16,12 @@ bool valid_word(std::string_view w) {
   });
 }
 
-std::string quoted(std::string_view s) { return "'" + std::string(s) + "'"; }
+// Built with append: GCC 12 warns (-Wrestrict, a false positive) on "'" + s + "'".
+std::string quoted(std::string_view s) {
+  std::string out;
+  out.reserve(s.size() + 2);
+  return out.append("'").append(s).append("'");
+}
 
 std::string join(const std::vector<std::string>& words) {
   std::string out;
@@ -60,7 +65,7 @@ Spec Spec::parse(std::string_view text, SpecKind kind) {
 
 std::string Spec::to_string() const {
   std::string out = name;
-  for (const auto& [k, v] : params) out += ":" + k + "=" + v;
+  for (const auto& [k, v] : params) out.append(":").append(k).append("=").append(v);
   return out;
 }
 
@@ -247,10 +252,9 @@ std::string ParamValues::canonical(Spelling spelling) const {
   for (const auto& [key, v] : values_) {
     const bool is_default = v.text == v.param->fallback;  // both canonical text
     if (spelling == Spelling::NonDefault && is_default) continue;
-    if (spelling == Spelling::NonDefault && v.param->type == Param::Type::Flag && v.text == "true") {
-      out += ":" + key;
-    } else {
-      out += ":" + key + "=" + v.text;
+    out.append(":").append(key);
+    if (spelling == Spelling::EveryKey || v.param->type != Param::Type::Flag || v.text != "true") {
+      out.append("=").append(v.text);
     }
   }
   return out;
