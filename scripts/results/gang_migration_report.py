@@ -22,9 +22,20 @@ PAPER_T1 = {
 PAPER_MAX = {"BF": "0.76", "GS-5": "0.67", "BGS-2": "0.82", "BGS-5": "0.87", "MBGS-5 (C=0)": "0.94"}
 
 
+# A policy's name lists only parameters that differ from their defaults
+# (docs/policies.md, "Parameter reference"); these are the gang family's.
+DEFAULTS = {"mpl": "5", "cs": "0"}
+MIGRATION_DEFAULTS = {"c": "10", "q": "64"}
+
+
 def parse(name):
     head, *rest = name.split(":")
-    params = dict(p.split("=", 1) for p in rest)
+    params = dict(DEFAULTS)
+    if head in ("mgs", "mbgs"):
+        params.update(MIGRATION_DEFAULTS)
+    for p in rest:
+        key, _, value = p.partition("=")
+        params[key] = value or "true"
     return head, params
 
 
