@@ -250,7 +250,7 @@ TEST_F(LosSimGenerate, SimulatesAModelDirectly) {
     return s;
   };
   EXPECT_EQ(strip(a), strip(b));
-  EXPECT_EQ(run("--quiet model:lublin:bogus=2"), 1);
+  EXPECT_EQ(run("--quiet model:lublin:bogus=2"), 2);  // a bad model spec is bad usage, as in generate
 }
 
 }  // namespace

@@ -75,7 +75,8 @@ OPTIONS
 
 EXIT STATUS
     0 success; 1 bad input (the message names file, line and field);
-    2 bad usage; 3 an invariant was violated (--check).
+    2 bad usage (an unknown option, policy, model, parameter or key, or a
+    value out of range); 3 an invariant was violated (--check).
 
 EXAMPLES
     los-sim --policy fcfs,easy,conservative ../shared/traces/SDSC-SP2-1998-4.2-cln.swf.gz
