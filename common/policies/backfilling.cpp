@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <vector>
 
+#include "planner/replan.hpp"
+
 namespace los {
 
 BackfillingPolicy::BackfillingPolicy(int depth, std::string label)
@@ -47,18 +49,13 @@ void BackfillingPolicy::rebuild(const Snapshot& snapshot) {
   for (const auto& [start, order, id] : reserved_by_start_) holders.push_back(id);
   reserved_.clear();
   reserved_by_start_.clear();
-  std::unordered_map<JobId, const Job*> queued;
-  queued.reserve(snapshot.queue.size());
-  for (const Job& j : snapshot.queue) queued[j.id] = &j;
-  for (JobId id : holders) {
-    const auto it = queued.find(id);
-    if (it == queued.end()) continue;
-    const Job& j = *it->second;
+  for (const QueuedHolder& held : queued_holders(holders, snapshot.queue)) {
+    const Job& j = *held.job;
     if (j.size > snapshot.total_units) continue;
     const Time d = planned_duration(j.estimate);
     const Time s = planner.earliest_start(j.size, d, now);
     if (s >= kTimeInfinity) continue;
-    add_reservation(id, j.size, s, d, planner.reserve(s, d, j.size));
+    add_reservation(j.id, j.size, s, d, planner.reserve(s, d, j.size));
   }
 }
 
