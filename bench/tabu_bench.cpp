@@ -96,7 +96,7 @@ void BM_TabuSearch(benchmark::State& state) {
     std::mt19937_64 rng(1);
     los::TabuSearchStats stats;
     state.ResumeTiming();
-    plan.search(0, 2 * state.range(0), 10, false, rng, std::chrono::steady_clock::time_point::max(), stats);
+    los::tabu_search(plan, 0, 2 * state.range(0), 10, false, rng, std::chrono::steady_clock::time_point::max(), stats);
     iterations += stats.iterations;
     accepted += stats.accepted;
   }

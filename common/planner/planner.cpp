@@ -352,8 +352,8 @@ void Planner::add(Time a, Time b, std::int64_t delta) {
   root_ = merge(merge(left, mid), right);
 }
 
-void Planner::reserve(Time start, Time duration, std::int64_t size) {
-  if (size <= 0 || duration <= 0) return;
+Planner::SpanId Planner::reserve(Time start, Time duration, std::int64_t size) {
+  if (size <= 0 || duration <= 0) return SpanId{};
   const Time end = duration >= kTimeInfinity - start ? kTimeInfinity : start + duration;
   const std::int64_t m = min_free(start, end);
   if (m < size) {
@@ -362,12 +362,52 @@ void Planner::reserve(Time start, Time duration, std::int64_t size) {
                            std::to_string(m) + " are free there");
   }
   add(start, end, -size);
+  const std::uint32_t slot = take_span_slot();
+  Span& span = spans_[slot];
+  span.start = start;
+  span.end = end;
+  span.size = size;
+  span.live = true;
+  ++live_spans_;
+  return SpanId{slot, span.generation};
 }
 
-void Planner::release(Time start, Time duration, std::int64_t size) {
-  if (size <= 0 || duration <= 0) return;
-  const Time end = duration >= kTimeInfinity - start ? kTimeInfinity : start + duration;
-  add(start, end, size);
+void Planner::release(SpanId id) {
+  if (id.slot >= spans_.size()) return;
+  Span& span = spans_[id.slot];
+  if (!span.live || span.generation != id.generation) return;
+  add(span.start, span.end, span.size);
+  span.live = false;
+  ++span.generation;
+  --live_spans_;
+  free_spans_.push_back(id.slot);
+}
+
+std::uint32_t Planner::take_span_slot() {
+  if (free_spans_.empty() && spans_.size() >= sweep_at_) {
+    sweep_ended_spans();
+    sweep_at_ = std::max(kFirstSweep, 2 * live_spans_);
+  }
+  if (!free_spans_.empty()) {
+    const std::uint32_t slot = free_spans_.back();
+    free_spans_.pop_back();
+    return slot;
+  }
+  spans_.push_back(Span{0, 0, 0, 0, false});
+  return static_cast<std::uint32_t>(spans_.size() - 1);
+}
+
+void Planner::sweep_ended_spans() {
+  // A span over by the origin no longer shows in the profile: releasing it
+  // would change nothing, so forgetting it is invisible to its holder.
+  for (std::size_t i = 0; i < spans_.size(); ++i) {
+    Span& span = spans_[i];
+    if (!span.live || span.end > origin_) continue;
+    span.live = false;
+    ++span.generation;
+    --live_spans_;
+    free_spans_.push_back(static_cast<std::uint32_t>(i));
+  }
 }
 
 void Planner::advance_to(Time t) {

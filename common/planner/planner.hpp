@@ -15,9 +15,14 @@
 //     breakpoint after x with free < size") instead of walking the profile.
 // P is the number of breakpoints; adjacent segments with equal free values
 // are merged so P stays at most 2 x (running jobs + reservations) + 1.
+//
+// A reservation is a span with a handle (SpanId), as Flux-sched's planner
+// hands out span ids: the holder keeps the handle and gives it back to
+// release(), instead of carrying (start, duration, size) around.
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <random>
 #include <vector>
 
@@ -36,6 +41,16 @@ struct AvailabilitySlot {
 
 class Planner {
  public:
+  // The handle of a reservation. A default SpanId names no span. A handle
+  // outlives its span harmlessly: once the span is released or has ended
+  // before the origin, release() ignores it (the generation tells a reused
+  // slot from the span the handle was given for).
+  struct SpanId {
+    std::uint32_t slot = std::numeric_limits<std::uint32_t>::max();
+    std::uint32_t generation = 0;
+    bool operator==(const SpanId&) const = default;
+  };
+
   // A profile with `capacity` units free from `origin` on.
   explicit Planner(std::int64_t capacity = 0, Time origin = 0);
 
@@ -60,13 +75,19 @@ class Planner {
   Time earliest_start(std::int64_t size, Time duration, Time not_before,
                       Time horizon = kTimeInfinity) const;
 
-  // Take `size` units over [start, start + duration). Throws std::logic_error
-  // if that would drive the free units below zero anywhere: a reservation
-  // never overbooks.
-  void reserve(Time start, Time duration, std::int64_t size);
+  // Take `size` units over [start, start + duration) and return the span's
+  // handle (no span when size or duration is not positive). Throws
+  // std::logic_error if that would drive the free units below zero
+  // anywhere: a reservation never overbooks.
+  SpanId reserve(Time start, Time duration, std::int64_t size);
 
-  // Give back what reserve() took.
-  void release(Time start, Time duration, std::int64_t size);
+  // Give back what reserve() took (from the origin on, if the span began
+  // before it). A handle of no live span is ignored.
+  void release(SpanId span);
+
+  // Number of live spans (reserved, not released, not ended before the
+  // last sweep of the origin).
+  std::size_t spans() const { return live_spans_; }
 
   // Adds `delta` units to free over [a, b), unchecked. b may be kTimeInfinity.
   void add(Time a, Time b, std::int64_t delta);
@@ -117,6 +138,20 @@ class Planner {
   void ensure_breakpoint(Time t);
   void collect(Index t, std::vector<AvailabilitySlot>& out) const;
 
+  struct Span {
+    Time start;
+    Time end;  // kTimeInfinity for an unbounded span
+    std::int64_t size;
+    std::uint32_t generation;
+    bool live;
+  };
+  // The slot for a new span: a released one, else a new one. Spans whose
+  // holders never release them (a reservation that became a running job,
+  // whose units its new owner gives back with add()) are reclaimed once
+  // they end before the origin, swept when the table has doubled.
+  std::uint32_t take_span_slot();
+  void sweep_ended_spans();
+
   // The tree is logically const during queries, but pushing pending
   // additions down rewrites nodes: an implementation detail, hence mutable.
   mutable std::vector<Node> nodes_;
@@ -126,6 +161,11 @@ class Planner {
   std::size_t count_ = 0;
   std::int64_t capacity_;
   Time origin_;
+  std::vector<Span> spans_;
+  std::vector<std::uint32_t> free_spans_;
+  std::size_t live_spans_ = 0;
+  std::size_t sweep_at_ = kFirstSweep;
+  static constexpr std::size_t kFirstSweep = 64;
   std::minstd_rand rng_;  // treap priorities; fixed seed, deterministic
 };
 

@@ -3,13 +3,15 @@
 #include <algorithm>
 #include <vector>
 
+#include "planner/replan.hpp"
+
 namespace los {
 
 BackfillingPolicy::BackfillingPolicy(int depth, std::string label)
     : depth_(depth), label_(std::move(label)) {}
 
-void BackfillingPolicy::add_reservation(JobId id, int size, Time start, Time duration) {
-  reserved_[id] = Reservation{size, start, duration, next_order_};
+void BackfillingPolicy::add_reservation(JobId id, int size, Time start, Time duration, Planner::SpanId span) {
+  reserved_[id] = Reservation{size, start, duration, next_order_, span};
   reserved_by_start_.insert({start, next_order_, id});
   ++next_order_;
 }
@@ -28,8 +30,7 @@ bool BackfillingPolicy::update(const Snapshot& snapshot, bool& freed) {
     if (ev.kind != SnapshotEvent::Kind::Withdrawn) continue;
     const auto it = reserved_.find(ev.job);
     if (it == reserved_.end()) continue;
-    const Reservation r = it->second;
-    profile_.planner().release(r.start, r.duration, r.size);
+    profile_.planner().release(it->second.span);
     drop_reservation(ev.job);
     freed = true;
   }
@@ -48,19 +49,13 @@ void BackfillingPolicy::rebuild(const Snapshot& snapshot) {
   for (const auto& [start, order, id] : reserved_by_start_) holders.push_back(id);
   reserved_.clear();
   reserved_by_start_.clear();
-  std::unordered_map<JobId, const Job*> queued;
-  queued.reserve(snapshot.queue.size());
-  for (const Job& j : snapshot.queue) queued[j.id] = &j;
-  for (JobId id : holders) {
-    const auto it = queued.find(id);
-    if (it == queued.end()) continue;
-    const Job& j = *it->second;
+  for (const QueuedHolder& held : queued_holders(holders, snapshot.queue)) {
+    const Job& j = *held.job;
     if (j.size > snapshot.total_units) continue;
     const Time d = planned_duration(j.estimate);
     const Time s = planner.earliest_start(j.size, d, now);
     if (s >= kTimeInfinity) continue;
-    planner.reserve(s, d, j.size);
-    add_reservation(id, j.size, s, d);
+    add_reservation(j.id, j.size, s, d, planner.reserve(s, d, j.size));
   }
 }
 
@@ -76,8 +71,8 @@ void BackfillingPolicy::compress(Time now) {
     // the window at the old start, so this is "can it start before?".
     const Time s = planner.earliest_start(r.size, r.duration, now, r.start);
     if (s >= r.start) continue;
-    planner.release(r.start, r.duration, r.size);
-    planner.reserve(s, r.duration, r.size);
+    planner.release(r.span);
+    r.span = planner.reserve(s, r.duration, r.size);
     reserved_by_start_.erase({r.start, r.order, id});
     r.start = s;
     reserved_by_start_.insert({r.start, r.order, id});
@@ -123,8 +118,7 @@ StepResult BackfillingPolicy::step(const Snapshot& snapshot) {
       free_now -= job.size;
       result.decisions.push_back(Decision::start(job.id));
     } else if (may_reserve && s < kTimeInfinity) {
-      planner.reserve(s, d, job.size);
-      add_reservation(job.id, job.size, s, d);
+      add_reservation(job.id, job.size, s, d, planner.reserve(s, d, job.size));
     }
   }
   return result;

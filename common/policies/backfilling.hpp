@@ -54,12 +54,13 @@ class BackfillingPolicy final : public Policy {
     Time start;
     Time duration;
     std::int64_t order;  // creation order: breaks ties between equal starts
+    Planner::SpanId span;
   };
 
   bool update(const Snapshot& snapshot, bool& freed);
   void rebuild(const Snapshot& snapshot);
   void compress(Time now);
-  void add_reservation(JobId id, int size, Time start, Time duration);
+  void add_reservation(JobId id, int size, Time start, Time duration, Planner::SpanId span);
   void drop_reservation(JobId id);
 
   int depth_;

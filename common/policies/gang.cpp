@@ -55,8 +55,8 @@ void GangPolicy::compress(int row, Time now) {
     if (r.start <= now) continue;
     const Time s = plan.planner.earliest_start(r.size, r.duration, now, r.start);
     if (s >= r.start) continue;
-    plan.planner.release(r.start, r.duration, r.size);
-    plan.planner.reserve(s, r.duration, r.size);
+    plan.planner.release(r.span);
+    r.span = plan.planner.reserve(s, r.duration, r.size);
     plan.reserved.erase({r.start, r.order, id});
     r.start = s;
     plan.reserved.insert({r.start, r.order, id});
@@ -88,7 +88,7 @@ void GangPolicy::rebuild_row(int row, Time now) {
   for (JobId id : holders) {
     Reservation& r = reserved_.at(id);
     r.start = plan.planner.earliest_start(r.size, r.duration, now);
-    plan.planner.reserve(r.start, r.duration, r.size);
+    r.span = plan.planner.reserve(r.start, r.duration, r.size);
     plan.reserved.insert({r.start, r.order, id});
   }
 }
@@ -115,6 +115,8 @@ void GangPolicy::move_home(JobId id, int to_row, std::vector<int> cols, Time now
   if (!options_.backfill) return;
   Occupation& occ = occupied_.at(id);
   plans_[static_cast<std::size_t>(from)].planner.add(now, occ.end, occ.size);
+  // A running job's units: given back with add() when it ends (occupied_
+  // knows where), so the span's handle is not kept.
   plans_[static_cast<std::size_t>(to_row)].planner.reserve(now, occ.end - now, occ.size);
   occ.row = to_row;
   freed_[static_cast<std::size_t>(from)] = true;
@@ -147,7 +149,7 @@ void GangPolicy::apply_events(const Snapshot& s) {
         const auto it = reserved_.find(ev.job);
         if (it != reserved_.end()) {
           const Reservation r = it->second;
-          plans_[static_cast<std::size_t>(r.row)].planner.release(r.start, r.duration, r.size);
+          plans_[static_cast<std::size_t>(r.row)].planner.release(r.span);
           freed_[static_cast<std::size_t>(r.row)] = true;
           drop_reservation(ev.job);
         }
@@ -322,6 +324,7 @@ bool GangPolicy::schedule_backfill(const Snapshot& s) {
       return best;
     };
     auto start_now = [&](const Job& job, Time d, int row) {
+      // Running now: occupied_ gives the units back at its end, no handle kept.
       plans_[static_cast<std::size_t>(row)].planner.reserve(now, d, job.size);
       free_now[static_cast<std::size_t>(row)] -= job.size;
       ++next_order_;
@@ -346,7 +349,7 @@ bool GangPolicy::schedule_backfill(const Snapshot& s) {
         if (rows > 1 && job.size <= most_free) {
           const int other = best_fit(job, d, r.row);
           if (other >= 0) {
-            plans_[static_cast<std::size_t>(r.row)].planner.release(r.start, r.duration, r.size);
+            plans_[static_cast<std::size_t>(r.row)].planner.release(r.span);
             freed_[static_cast<std::size_t>(r.row)] = true;
             drop_reservation(job.id);
             start_now(job, d, other);
@@ -377,8 +380,8 @@ bool GangPolicy::schedule_backfill(const Snapshot& s) {
         }
       }
       if (row < 0) continue;
-      plans_[static_cast<std::size_t>(row)].planner.reserve(first, d, job.size);
-      reserved_[job.id] = Reservation{row, job.size, first, d, next_order_};
+      const Planner::SpanId span = plans_[static_cast<std::size_t>(row)].planner.reserve(first, d, job.size);
+      reserved_[job.id] = Reservation{row, job.size, first, d, next_order_, span};
       plans_[static_cast<std::size_t>(row)].reserved.insert({first, next_order_, job.id});
       ++next_order_;
     }
@@ -559,7 +562,10 @@ void GangPolicy::rebuild_plans(Time now, bool with_reservations) {
     plans_[static_cast<std::size_t>(occ.row)].planner.add(now, occ.end, -occ.size);
   }
   if (with_reservations) {
-    for (const auto& [id, r] : reserved_) {
+    // Laid on unchecked, without spans: the reservations are dropped by the
+    // second call before anything could release them.
+    for (auto& [id, r] : reserved_) {
+      r.span = Planner::SpanId{};
       if (r.start + r.duration > now) {
         plans_[static_cast<std::size_t>(r.row)].planner.add(std::max(now, r.start), r.start + r.duration, -r.size);
       }

@@ -116,6 +116,7 @@ class GangPolicy final : public Policy {
     Time start;
     Time duration;
     std::int64_t order;
+    Planner::SpanId span;  // in plans_[row].planner
   };
   using ByStart = std::set<std::tuple<Time, std::int64_t, JobId>>;
   struct RowPlan {

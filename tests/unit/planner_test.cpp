@@ -48,7 +48,7 @@ TEST(Planner, HandComputedProfile) {
   // 10 units; a running job holds 6 until 10, a reservation holds 8 from 10 to 20.
   Planner p(10, 0);
   p.reserve(0, 10, 6);
-  p.reserve(10, 10, 8);
+  const Planner::SpanId reservation = p.reserve(10, 10, 8);
   EXPECT_EQ(p.slots(), (std::vector<AvailabilitySlot>{{0, 10, 4}, {10, 20, 2}, {20, kTimeInfinity, 10}}));
   EXPECT_EQ(p.earliest_start(4, 10, 0), 0);    // fits before 10 exactly
   EXPECT_EQ(p.earliest_start(4, 11, 0), 20);   // would cross into the 2-unit slot
@@ -57,9 +57,46 @@ TEST(Planner, HandComputedProfile) {
   EXPECT_EQ(p.min_free(0, 25), 2);
   EXPECT_EQ(p.min_free(0, 10), 4);
   // Releasing the reservation merges the segments back.
-  p.release(10, 10, 8);
+  p.release(reservation);
   EXPECT_EQ(p.slots(), (std::vector<AvailabilitySlot>{{0, 10, 4}, {10, kTimeInfinity, 10}}));
   EXPECT_EQ(p.size(), 2u);
+  // A handle is good for one release only.
+  p.release(reservation);
+  EXPECT_EQ(p.slots(), (std::vector<AvailabilitySlot>{{0, 10, 4}, {10, kTimeInfinity, 10}}));
+  EXPECT_EQ(p.spans(), 1u);
+}
+
+TEST(Planner, StaleHandleDoesNotReleaseTheSpanInItsSlot) {
+  Planner p(10, 0);
+  const Planner::SpanId first = p.reserve(0, 10, 4);
+  p.release(first);
+  const Planner::SpanId second = p.reserve(5, 10, 3);  // reuses the slot
+  EXPECT_FALSE(first == second);
+  p.release(first);
+  EXPECT_EQ(p.free_at(5), 7);
+  p.release(Planner::SpanId{});  // no span
+  EXPECT_EQ(p.free_at(5), 7);
+  EXPECT_EQ(p.reserve(0, 0, 3), Planner::SpanId{});  // nothing reserved
+}
+
+TEST(Planner, ReleaseAfterAdvanceGivesBackTheRest) {
+  Planner p(10, 0);
+  const Planner::SpanId span = p.reserve(0, 30, 6);
+  p.advance_to(10);
+  p.release(span);
+  EXPECT_EQ(p.slots(), (std::vector<AvailabilitySlot>{{10, kTimeInfinity, 10}}));
+}
+
+TEST(Planner, EndedSpansAreReclaimed) {
+  // Spans nobody releases (their units handed to a running job) must not
+  // pile up: once over, they are swept when the table has doubled.
+  Planner p(4, 0);
+  for (Time t = 0; t < 1000; ++t) {
+    p.advance_to(t);
+    p.reserve(t, 1, 4);
+  }
+  EXPECT_LE(p.spans(), 130u);
+  EXPECT_EQ(p.free_at(999), 0);
 }
 
 TEST(Planner, HorizonAsksForAnEarlierStartOnly) {
@@ -97,7 +134,7 @@ TEST(Planner, MatchesBruteForceOnRandomCases) {
     const std::int64_t cap = 1 + static_cast<std::int64_t>(rng() % 16);
     Planner p(cap, 0);
     BrutePlanner b(cap, horizon);
-    struct Res { Time s, d; std::int64_t n; };
+    struct Res { Time s, d; std::int64_t n; Planner::SpanId span; };
     std::vector<Res> held;
     const int ops = 1 + static_cast<int>(rng() % 12);
     for (int k = 0; k < ops; ++k) {
@@ -108,13 +145,13 @@ TEST(Planner, MatchesBruteForceOnRandomCases) {
       ASSERT_EQ(s, b.earliest(size, dur, from)) << "round " << round;
       ++checks;
       if (s + dur <= horizon) {
-        p.reserve(s, dur, size);
+        const Planner::SpanId span = p.reserve(s, dur, size);
         b.add(s, s + dur, -size);
-        held.push_back({s, dur, size});
+        held.push_back({s, dur, size, span});
       }
       if (!held.empty() && rng() % 3 == 0) {  // release one at random
         const std::size_t i = rng() % held.size();
-        p.release(held[i].s, held[i].d, held[i].n);
+        p.release(held[i].span);
         b.add(held[i].s, held[i].s + held[i].d, held[i].n);
         held.erase(held.begin() + static_cast<std::ptrdiff_t>(i));
       }

@@ -272,7 +272,7 @@ TEST(TabuSearch, EveryJobTabuEmptiesTheListAndSpendsTheIteration) {
   TabuSearchStats stats;
   // 3 movable jobs, tabu list of 10: iterations 1-3 pick each job once, the
   // 4th finds all tabu and only empties the list.
-  plan.search(0, 4, 10, false, rng, std::chrono::steady_clock::time_point::max(), stats);
+  tabu_search(plan, 0, 4, 10, false, rng, std::chrono::steady_clock::time_point::max(), stats);
   EXPECT_EQ(stats.iterations, 4);
   EXPECT_GE(stats.accepted, 1);
   EXPECT_TRUE(plan.consistent());

@@ -1,0 +1,364 @@
+#include "policies/tabu_plan.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "planner/running_profile.hpp"
+
+namespace los {
+
+TabuPlan::TabuPlan(int capacity, Time origin) : capacity_(capacity), now_(origin), profile_(capacity, origin) {}
+
+void TabuPlan::add_movable(JobId id) {
+  movable_at_[id] = movable_.size();
+  movable_.push_back(id);
+}
+
+void TabuPlan::drop_movable(JobId id) {
+  const auto it = movable_at_.find(id);
+  if (it == movable_at_.end()) return;
+  const std::size_t at = it->second;
+  movable_at_.erase(it);
+  if (at + 1 != movable_.size()) {
+    movable_[at] = movable_.back();
+    movable_at_[movable_[at]] = at;
+  }
+  movable_.pop_back();
+}
+
+const FreeAt& TabuPlan::base() const {
+  if (base_dirty_) {
+    base_.reset(capacity_, now_);
+    for (const auto& [end, id] : running_by_end_) base_.hold(running_.at(id).size, end);
+    base_dirty_ = false;
+  }
+  return base_;
+}
+
+const Planner& TabuPlan::profile() const {
+  if (profile_dirty_) {
+    profile_ = Planner(capacity_, now_);
+    for (const auto& [id, r] : running_) {
+      if (r.end > now_) profile_.add(now_, r.end, -r.size);
+    }
+    for (const Entry& e : list_) profile_.add(std::max(e.start, now_), e.start + e.duration, -e.size);
+    profile_dirty_ = false;
+  }
+  return profile_;
+}
+
+void TabuPlan::advance_to(Time now) {
+  if (now <= now_) return;
+  now_ = now;
+  base_dirty_ = true;
+  changed();
+}
+
+void TabuPlan::add_running(const Job& job, Time start, Time end) {
+  const int u = score_.user_index(job.user);
+  const Time d = planned_duration(job.estimate);
+  const Time wait = std::max<Time>(0, start - job.submit);
+  running_[job.id] = Running{u, job.size, start, end, d, wait};
+  running_by_end_.insert({end, job.id});
+  score_.add_fixed_wait(u, wait);
+  score_.add_area(u, static_cast<double>(d) * job.size);
+  base_dirty_ = true;
+  changed();
+}
+
+bool TabuPlan::end_running(JobId id, Time now, bool& freed) {
+  const auto it = running_.find(id);
+  if (it == running_.end()) return false;
+  const Running r = it->second;
+  running_by_end_.erase({r.end, id});
+  running_.erase(it);
+  if (r.end > now) freed = true;
+  // The area counted the estimate while the job ran; now its run time is known.
+  score_.add_area(r.user, static_cast<double>((now - r.start) - r.duration) * r.size);
+  base_dirty_ = true;
+  changed();
+  return true;
+}
+
+Time TabuPlan::first_running_end() const {
+  return running_by_end_.empty() ? kTimeInfinity : running_by_end_.begin()->first;
+}
+
+void TabuPlan::replay(std::vector<Entry>& list, std::size_t from, FreeAt& free, std::vector<TabuStartChange>* journal) const {
+  for (std::size_t i = from; i < list.size(); ++i) {
+    Entry& e = list[i];
+    const Time s = free.kth(e.size);
+    if (s != e.start) {
+      if (journal) journal->push_back({e.user, e.submit, e.duration, e.start, s});
+      e.start = s;
+    }
+    free.place(e.size, s + e.duration);
+  }
+}
+
+void TabuPlan::free_before(std::size_t pos, FreeAt& free) const {
+  if (!marks_valid_) {
+    marks_.resize(list_.size() / kMarkEvery + 1);
+    free.assign(base());
+    for (std::size_t i = 0; i < list_.size(); ++i) {
+      if (i % kMarkEvery == 0) marks_[i / kMarkEvery].assign(free);
+      free.place(list_[i].size, list_[i].start + list_[i].duration);
+    }
+    if (list_.size() % kMarkEvery == 0) marks_[list_.size() / kMarkEvery].assign(free);
+    marks_valid_ = true;
+  }
+  free.assign(marks_[pos / kMarkEvery]);
+  for (std::size_t i = pos - pos % kMarkEvery; i < pos; ++i) free.place(list_[i].size, list_[i].start + list_[i].duration);
+}
+
+std::pair<std::size_t, Time> TabuPlan::earliest_insert(const std::vector<Entry>& list, int size, Time duration,
+                                                        Time give_up) const {
+  // The spec's exact insertion (2.4) in one forward pass. At position i the
+  // job X starts at s_i, the size-th smallest free time before i, and s_i
+  // never decreases with i; the answer is the first position where X delays
+  // nobody. While the jobs after X are not delayed, the free times they see
+  // are the list's own with X's `size` first ones moved to X's end e, so job
+  // m (starting before e) keeps its start iff ok(m): the (size + k_m)-th
+  // smallest free time before m is at most S_m. ok(m) does not depend on i:
+  // when it fails at m, every position up to m fails too (their windows end
+  // after S_m), and the scan resumes after m. Each position is stepped once,
+  // and nothing is copied.
+  FreeAt& free = scan_;
+  free.assign(base());
+  std::size_t i = 0;  // the position tried; `free` is the state before `m`
+  std::size_t m = 0;
+  for (;;) {
+    const Time s = free.kth(size);
+    if (s > give_up) return {list.size(), s};  // every later position starts later still
+    const Time end = s + duration;
+    bool delays = false;
+    for (; m < list.size() && list[m].start < end; ++m) {
+      const Entry& y = list[m];
+      if (free.kth(size + y.size) > y.start) {
+        delays = true;
+        break;
+      }
+      free.place(y.size, y.start + y.duration);
+    }
+    if (!delays) return {i, s};
+    const Entry& blocked = list[m];
+    free.place(blocked.size, blocked.start + blocked.duration);
+    i = ++m;
+  }
+}
+
+Time TabuPlan::insert(const Job& job, Time now, Time promise) {
+  if (job.size > capacity_ || job.size <= 0 || listed_.count(job.id)) return kTimeInfinity;
+  advance_to(now);
+  const Time d = planned_duration(job.estimate);
+  const auto [at, s] = earliest_insert(list_, job.size, d);
+  if (s >= kTimeInfinity) return kTimeInfinity;
+  const int u = score_.user_index(job.user);
+  const bool carried = promise < kTimeInfinity;
+  const Entry e{job.id, u, job.size, job.submit, d, s, carried ? promise : s, false, carried};
+  if (!carried) ++unconfirmed_;
+  list_.insert(list_.begin() + static_cast<std::ptrdiff_t>(at), e);
+  listed_.insert(job.id);
+  add_movable(job.id);
+  score_.add_planned_wait(u, s - job.submit);
+  score_.add_area(u, static_cast<double>(d) * job.size);
+  changed();
+  return s;
+}
+
+bool TabuPlan::append(const Job& job, Time now, Time promise) {
+  if (job.size > capacity_ || job.size <= 0 || listed_.count(job.id)) return false;
+  advance_to(now);
+  const Time d = planned_duration(job.estimate);
+  const int u = score_.user_index(job.user);
+  // Starts at `now` until the replay (compress) gives it its place.
+  list_.push_back(Entry{job.id, u, job.size, job.submit, d, now, promise, false, true});
+  listed_.insert(job.id);
+  add_movable(job.id);
+  score_.add_planned_wait(u, now - job.submit);
+  score_.add_area(u, static_cast<double>(d) * job.size);
+  changed();
+  return true;
+}
+
+void TabuPlan::confirm_promises() {
+  if (unconfirmed_ == 0) return;
+  for (Entry& e : list_) {
+    if (!e.confirmed) {
+      e.promise = e.start;
+      e.confirmed = true;
+    }
+  }
+  unconfirmed_ = 0;
+}
+
+bool TabuPlan::remove(JobId id) {
+  const auto it = std::find_if(list_.begin(), list_.end(), [id](const Entry& e) { return e.id == id; });
+  if (it == list_.end()) return false;
+  drop_movable(id);
+  if (!it->confirmed) --unconfirmed_;
+  score_.add_planned_wait(it->user, -(it->start - it->submit));
+  score_.add_area(it->user, -static_cast<double>(it->duration) * it->size);
+  list_.erase(it);
+  listed_.erase(id);
+  changed();
+  return true;
+}
+
+void TabuPlan::reset(int capacity, Time now) {
+  for (const Entry& e : list_) {
+    score_.add_planned_wait(e.user, -(e.start - e.submit));
+    score_.add_area(e.user, -static_cast<double>(e.duration) * e.size);
+  }
+  for (const auto& [id, r] : running_) {
+    score_.add_fixed_wait(r.user, -r.wait);
+    score_.add_area(r.user, -static_cast<double>(r.duration) * r.size);
+  }
+  capacity_ = capacity;
+  now_ = now;
+  unconfirmed_ = 0;
+  list_.clear();
+  listed_.clear();
+  running_.clear();
+  running_by_end_.clear();
+  movable_.clear();
+  movable_at_.clear();
+  base_dirty_ = true;
+  changed();
+}
+
+void TabuPlan::compress() {
+  journal_.clear();
+  scan_.assign(base());
+  replay(list_, 0, scan_, &journal_);
+  score_.apply(journal_);
+  if (!journal_.empty()) changed();
+  journal_.clear();
+}
+
+bool TabuPlan::start_planned(JobId id, Time start) {
+  const auto it = std::find_if(list_.begin(), list_.end(), [id](const Entry& e) { return e.id == id; });
+  if (it == list_.end() || !it->starting || it->start != start) return false;
+  const Entry e = *it;
+  if (!e.confirmed) --unconfirmed_;
+  list_.erase(it);
+  listed_.erase(id);
+  drop_movable(id);
+  score_.add_planned_wait(e.user, -(e.start - e.submit));
+  const Time wait = std::max<Time>(0, start - e.submit);
+  score_.add_fixed_wait(e.user, wait);
+  // The units the list gave it become the running job's: the starts of the
+  // rest of the list are unchanged.
+  running_[id] = Running{e.user, e.size, start, start + e.duration, e.duration, wait};
+  running_by_end_.insert({start + e.duration, id});
+  base_dirty_ = true;
+  changed();
+  return true;
+}
+
+const TabuPlan::Entry* TabuPlan::find(JobId id) const {
+  if (!listed_.count(id)) return nullptr;
+  for (const Entry& e : list_) {
+    if (e.id == id) return &e;
+  }
+  return nullptr;
+}
+
+std::vector<PlannedStart> TabuPlan::starts() const {
+  std::vector<PlannedStart> out;
+  out.reserve(list_.size());
+  for (const Entry& e : list_) out.push_back({e.id, e.start});
+  return out;
+}
+
+std::vector<JobId> TabuPlan::take_due(Time now) {
+  // Starts do not decrease along the list: the due jobs are a prefix.
+  std::vector<JobId> due;
+  for (Entry& e : list_) {
+    if (e.start > now) break;
+    if (e.starting) continue;
+    e.starting = true;
+    drop_movable(e.id);
+    due.push_back(e.id);
+  }
+  return due;
+}
+
+Time TabuPlan::first_start() const { return list_.empty() ? kTimeInfinity : list_.front().start; }
+
+TabuWaitingSums TabuPlan::waiting_sums() const {
+  TabuWaitingSums sums;
+  for (const Entry& e : list_) sums.add(e.submit, e.duration, e.start);
+  return sums;
+}
+
+TabuCriteria TabuPlan::criteria() const { return score_.criteria(waiting_sums()); }
+
+void TabuPlan::prepare() { score_.prepare(waiting_sums()); }
+
+TabuPlan::MoveResult TabuPlan::try_move(JobId id, Time now, bool safe) {
+  advance_to(now);
+  const auto at = static_cast<std::size_t>(
+      std::find_if(list_.begin(), list_.end(), [id](const Entry& e) { return e.id == id; }) - list_.begin());
+  if (at == list_.size()) return MoveResult::Rejected;
+  Entry moved = list_[at];
+
+  // Remove, compress, re-insert at the earliest start (Algorithm 2, 10-12),
+  // on a copy of the list: the current plan stays as it is until the move is
+  // kept.
+  candidate_.assign(list_.begin(), list_.begin() + static_cast<std::ptrdiff_t>(at));
+  candidate_.insert(candidate_.end(), list_.begin() + static_cast<std::ptrdiff_t>(at) + 1, list_.end());
+  // The jobs before the removed one keep their starts: replay from there.
+  journal_.clear();
+  free_before(at, scan_);
+  replay(candidate_, at, scan_, &journal_);
+  // Safe mode: once the job could only start after its promise, the move
+  // is refused; the insertion pass stops there.
+  const auto [to, s] = earliest_insert(candidate_, moved.size, moved.duration, safe ? moved.promise : kTimeInfinity);
+  if (safe && s > moved.promise) return MoveResult::Unsafe;
+  if (s != moved.start) journal_.push_back({moved.user, moved.submit, moved.duration, moved.start, s});
+  if (journal_.empty()) return MoveResult::Rejected;  // the same plan: scores 0
+
+  TabuCriteria candidate;
+  const TabuScore::Delta d = score_.evaluate(journal_, list_.size(), candidate);
+  if (tabu_improvement(score_.current(), candidate) <= kTabuAcceptEpsilon) return MoveResult::Rejected;
+  moved.start = s;
+  candidate_.insert(candidate_.begin() + static_cast<std::ptrdiff_t>(to), moved);
+  list_.swap(candidate_);
+  score_.accept(journal_, d, candidate);
+  changed();
+  return MoveResult::Kept;
+}
+
+bool TabuPlan::consistent() const {
+  // A fixed point of the replay, in order, not in the past.
+  std::vector<Entry> replayed = list_;
+  FreeAt free;
+  free.assign(base());
+  replay(replayed, 0, free, nullptr);
+  Time previous = now_;
+  std::vector<std::int64_t> planned_wait(score_.users(), 0);
+  for (std::size_t i = 0; i < list_.size(); ++i) {
+    const Entry& e = list_[i];
+    if (replayed[i].start != e.start || e.start < previous || !listed_.count(e.id)) return false;
+    previous = e.start;
+    planned_wait[static_cast<std::size_t>(e.user)] += e.start - e.submit;
+  }
+  if (listed_.size() != list_.size()) return false;
+  for (std::size_t u = 0; u < score_.users(); ++u) {
+    if (planned_wait[u] != score_.planned_wait(static_cast<int>(u))) return false;
+  }
+  // The units are never overbooked.
+  Planner check(capacity_, now_);
+  try {
+    for (const auto& [id, r] : running_) {
+      if (r.end > now_) check.reserve(now_, r.end - now_, r.size);
+    }
+    for (const Entry& e : list_) check.reserve(e.start, e.duration, e.size);
+  } catch (const std::logic_error&) {
+    return false;
+  }
+  return true;
+}
+
+}  // namespace los

@@ -1,0 +1,198 @@
+// The plan of the tabu policy (spec: ../shared/specs/fairness-tabu.md).
+//
+// The plan data structure (TabuPlan) is the paper's own (spec 2.2): an
+// ordered list of the waiting jobs and the running jobs' expected ends. The
+// starts are a function of the list: replaying it, each job takes the units
+// that are free first (FreeAt). Compression is that replay, so it keeps the
+// order of starts as the paper requires; insertion finds the earliest
+// position and start that delay nobody (spec 2.4, exact, in one pass). One
+// search move is a replay of the list after the removed job (from a saved
+// state), one insertion pass and a sum over the starts that changed, all on
+// a copy: a rejected move costs nothing to undo, the copy is dropped. No
+// profile is maintained during the search: the availability profile
+// (profile()) is derived when asked for.
+//
+// Compression keeps the order of starts (the paper, after Klusacek's
+// thesis; [I] in the spec): a job moves earlier only as far as the jobs
+// before it in the list allow. Our `conservative` compresses each
+// reservation to its earliest start instead, which may reorder; with exact
+// estimates (no early ends) the two plans are the same, `tabu:period=0` =
+// conservative.
+#pragma once
+
+#include <cstdint>
+#include <set>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+#include "policy/policy.hpp"
+#include "planner/free_at.hpp"
+#include "planner/planner.hpp"
+#include "policies/tabu_criteria.hpp"
+
+namespace los {
+
+// The conservative plan with the per-user totals the fairness criterion needs.
+class TabuPlan {
+ public:
+  struct Entry {
+    JobId id;
+    int user;      // index into the user table
+    int size;
+    Time submit;
+    Time duration;
+    Time start;
+    Time promise;    // the start first reported (until then, the start given at insertion)
+    bool starting;   // a start decision was issued; waiting for Started
+    bool confirmed;  // the promise was reported (confirm_promises())
+  };
+
+  explicit TabuPlan(int capacity = 0, Time origin = 0);
+
+  int capacity() const { return capacity_; }
+  Time origin() const { return now_; }
+  // The availability profile: running jobs and reservations (derived from
+  // the list when asked for; O(n log n) after a change).
+  const Planner& profile() const;
+  // Time moves on; the plan's starts are unchanged (all are >= now while
+  // the plan is current).
+  void advance_to(Time now);
+
+  // A job that holds units until `end` (expected). Its wait counts in its
+  // user's fixed total and its area in the user's area.
+  void add_running(const Job& job, Time start, Time end);
+  // The job left the running set at `now`. False if it is unknown. `freed` is
+  // set when it ended before its expected end (the plan should be compressed).
+  bool end_running(JobId id, Time now, bool& freed);
+  bool is_running(JobId id) const { return running_.count(id) != 0; }
+  // Earliest end expected among running jobs (kTimeInfinity if none).
+  Time first_running_end() const;
+
+  // Conservative insertion: the earliest start that delays no reservation
+  // (the job goes into the list before the first job it must precede).
+  // Returns kTimeInfinity (and plans nothing) if the job is larger than the
+  // machine. `promise` carries a promise over from a previous plan (a
+  // rebuild); otherwise the start found becomes the job's promise.
+  Time insert(const Job& job, Time now, Time promise = kTimeInfinity);
+  // The plan is reported: a job planned since the last call is promised
+  // its start as it stands now (a search in the same step may have moved it
+  // from where it was inserted).
+  void confirm_promises();
+  // Puts the job at the end of the list with `promise`; its start is only
+  // right after the next compress(). False if it is larger than the machine
+  // or already listed.
+  bool append(const Job& job, Time now, Time promise);
+  // Forgets the reservations and running jobs (a rebuild), keeping what the
+  // user totals learned from finished jobs.
+  void reset(int capacity, Time now);
+  // Deletes a waiting job from the list (no compression). False if unknown.
+  bool remove(JobId id);
+  // Compression: replays the list, so every job moves as early as the jobs
+  // before it allow (never later). Call after units were freed.
+  void compress();
+
+  // A waiting job became running by this policy's decision.
+  bool start_planned(JobId id, Time start);
+
+  // The entry of a waiting job, or nullptr (O(n)).
+  const Entry* find(JobId id) const;
+  bool contains(JobId id) const { return listed_.count(id) != 0; }
+  std::size_t planned() const { return list_.size(); }
+  // The list: waiting jobs in order of start.
+  const std::vector<Entry>& entries() const { return list_; }
+  std::vector<PlannedStart> starts() const;
+  // Waiting jobs whose reservation is due at `now` and not yet starting;
+  // marks them starting.
+  std::vector<JobId> take_due(Time now);
+  // Earliest reservation start (kTimeInfinity if none).
+  Time first_start() const;
+
+  // The criteria of the plan as it stands, computed from scratch.
+  TabuCriteria criteria() const;
+
+  // Recomputes the criteria and sums the search works from; a search calls
+  // it before its first try_move().
+  void prepare();
+  const TabuCriteria& current() const { return score_.current(); }
+
+  enum class MoveResult { Kept, Rejected, Unsafe };
+  // One move of the search, kept or dropped by the criteria: remove `id`,
+  // compress, re-insert at the earliest start, all on a copy of the list.
+  // Unsafe: `safe` and the job would start after its promise.
+  MoveResult try_move(JobId id, Time now, bool safe);
+
+  // The jobs the search can move (waiting, not starting), in no fixed order.
+  const std::vector<JobId>& movable() const { return movable_; }
+
+  // Sanity check for tests: the list is a fixed point of the replay (its
+  // starts are what compression gives), starts do not decrease along it and
+  // are not in the past, the profile never overbooks, and the incremental
+  // per-user sums match a recount.
+  bool consistent() const;
+
+ private:
+  struct Running {
+    int user;
+    int size;
+    Time start;
+    Time end;
+    Time duration;  // the area counted for the user while it runs
+    Time wait;
+  };
+
+  void add_movable(JobId id);
+  void drop_movable(JobId id);
+  // The free times of the units at `now_` given the running jobs.
+  const FreeAt& base() const;
+  // Replays `list` from position `from` on, `free` holding the units' free
+  // times before that position: sets every start, journals the changes (if
+  // `journal`).
+  void replay(std::vector<Entry>& list, std::size_t from, FreeAt& free,
+              std::vector<TabuStartChange>* journal) const;
+  // The free times before position `pos` of the current list, into `free`
+  // (from the nearest mark: the prefix of a list that did not change is not
+  // replayed again).
+  void free_before(std::size_t pos, FreeAt& free) const;
+  // Where a job of `size` x `duration` goes in `list` and when it starts
+  // (spec 2.4, exact). Stops early, with some start after `give_up`, once
+  // the start would be later than that.
+  std::pair<std::size_t, Time> earliest_insert(const std::vector<Entry>& list, int size, Time duration,
+                                               Time give_up = kTimeInfinity) const;
+  // The sums of the waiting jobs of the list, counted again.
+  TabuWaitingSums waiting_sums() const;
+  // The list or the running jobs changed: derived state is stale.
+  void changed() {
+    profile_dirty_ = true;
+    marks_valid_ = false;
+  }
+
+  int capacity_;
+  Time now_;
+  std::vector<Entry> list_;
+  std::unordered_set<JobId> listed_;
+  std::unordered_map<JobId, Running> running_;
+  std::set<std::pair<Time, JobId>> running_by_end_;
+  TabuScore score_;
+  std::vector<JobId> movable_;
+  std::unordered_map<JobId, std::size_t> movable_at_;
+  std::size_t unconfirmed_ = 0;
+
+  // Derived state, rebuilt on demand.
+  mutable FreeAt base_;
+  mutable bool base_dirty_ = true;
+  mutable Planner profile_;
+  mutable bool profile_dirty_ = true;
+  // The free times before every kMarkEvery-th position of the list.
+  static constexpr std::size_t kMarkEvery = 32;
+  mutable std::vector<FreeAt> marks_;
+  mutable bool marks_valid_ = false;
+
+  // Scratch reused by every move (no allocation per iteration).
+  std::vector<Entry> candidate_;
+  std::vector<TabuStartChange> journal_;
+  mutable FreeAt scan_;
+};
+
+}  // namespace los

@@ -1,0 +1,80 @@
+#include "policies/tabu_search.hpp"
+
+#include <algorithm>
+#include <vector>
+
+namespace los {
+
+bool TabuList::contains(JobId id) const { return std::find(jobs_.begin(), jobs_.end(), id) != jobs_.end(); }
+
+void TabuList::add(JobId id) {
+  if (capacity_ == 0) return;
+  if (jobs_.size() >= capacity_) jobs_.pop_front();
+  jobs_.push_back(id);
+}
+
+TabuSearchLimits tabu_search_limits(std::int64_t budget, std::size_t movable, bool live, double time_limit) {
+  TabuSearchLimits limits{budget * static_cast<std::int64_t>(movable), std::chrono::steady_clock::time_point::max()};
+  if (live && time_limit > 0) {
+    limits.deadline = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                                             std::chrono::duration<double>(time_limit));
+  }
+  return limits;
+}
+
+std::int64_t tabu_search(TabuPlan& plan, Time now, std::int64_t iterations, std::size_t tabu_size, bool safe,
+                         std::mt19937_64& rng, std::chrono::steady_clock::time_point deadline,
+                         TabuSearchStats& stats) {
+  if (plan.movable().size() < 2) return 0;
+  plan.advance_to(now);
+  plan.prepare();
+  const std::vector<JobId>& movable = plan.movable();
+  const bool timed = deadline != std::chrono::steady_clock::time_point::max();
+  TabuList tabu(tabu_size);
+  std::vector<JobId> candidates;
+  std::int64_t accepted = 0;
+  for (std::int64_t i = 0; i < iterations; ++i) {
+    if (timed && std::chrono::steady_clock::now() >= deadline) break;
+    ++stats.iterations;
+    // A uniformly random job not in the tabu list: rejection sampling while
+    // most jobs are not tabu, an explicit list otherwise.
+    JobId pick = -1;
+    bool found = false;
+    if (movable.size() > 2 * tabu.size()) {
+      std::uniform_int_distribution<std::size_t> any(0, movable.size() - 1);
+      do {
+        pick = movable[any(rng)];
+      } while (tabu.contains(pick));
+      found = true;
+    } else {
+      candidates.clear();
+      for (const JobId id : movable) {
+        if (!tabu.contains(id)) candidates.push_back(id);
+      }
+      if (!candidates.empty()) {
+        std::uniform_int_distribution<std::size_t> any(0, candidates.size() - 1);
+        pick = candidates[any(rng)];
+        found = true;
+      }
+    }
+    if (!found) {  // every job is tabu: empty the list; the iteration is spent
+      tabu.clear();
+      continue;
+    }
+    switch (plan.try_move(pick, now, safe)) {
+      case TabuPlan::MoveResult::Kept:
+        ++accepted;
+        break;
+      case TabuPlan::MoveResult::Unsafe:
+        ++stats.rejected_unsafe;
+        break;
+      case TabuPlan::MoveResult::Rejected:
+        break;
+    }
+    tabu.add(pick);
+  }
+  stats.accepted += accepted;
+  return accepted;
+}
+
+}  // namespace los

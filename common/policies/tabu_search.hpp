@@ -1,0 +1,60 @@
+// The search of the tabu policy: the paper's Algorithm 2 on a TabuPlan.
+// Every iteration picks a random movable job that is not in the tabu list
+// and tries one move with it (TabuPlan::try_move: remove, compress,
+// re-insert at its earliest start, keep the result only when the criteria
+// improve); the job then enters the tabu list. The budget is a number of
+// iterations per movable job; live, a wall-clock limit caps it as well.
+//
+// A tabu pick that finds every job tabu empties the list and consumes the
+// iteration, as in Algorithm 2 ([I] in the spec).
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <random>
+
+#include "policies/tabu_plan.hpp"
+
+namespace los {
+
+struct TabuSearchStats {
+  std::int64_t searches = 0;
+  std::int64_t iterations = 0;
+  std::int64_t accepted = 0;
+  std::int64_t rejected_unsafe = 0;  // moves `safe` refused
+};
+
+// The jobs moved last, which the search does not pick: at most `capacity`,
+// the oldest forgotten first. Capacity 0 keeps none.
+class TabuList {
+ public:
+  explicit TabuList(std::size_t capacity) : capacity_(capacity) {}
+  bool contains(JobId id) const;
+  void add(JobId id);
+  void clear() { jobs_.clear(); }
+  std::size_t size() const { return jobs_.size(); }
+
+ private:
+  std::size_t capacity_;
+  std::deque<JobId> jobs_;
+};
+
+// How long one search may run: `budget` iterations per movable job and,
+// when `live` with a positive `time_limit` (seconds), a wall-clock deadline
+// (the max time point otherwise: a simulation counts iterations only, so
+// every run is reproducible).
+struct TabuSearchLimits {
+  std::int64_t iterations;
+  std::chrono::steady_clock::time_point deadline;
+};
+TabuSearchLimits tabu_search_limits(std::int64_t budget, std::size_t movable, bool live, double time_limit);
+
+// Algorithm 2 on the plan: `iterations` moves, stopping early at `deadline`
+// (if it is not the max time point). Returns the moves accepted.
+std::int64_t tabu_search(TabuPlan& plan, Time now, std::int64_t iterations, std::size_t tabu_size, bool safe,
+                         std::mt19937_64& rng, std::chrono::steady_clock::time_point deadline,
+                         TabuSearchStats& stats);
+
+}  // namespace los
