@@ -12,6 +12,9 @@
 #   submit NAME NODES MINUTES SECONDS      # a sleep job; prints its job id
 #   ...
 #
+# and check the run from Slurm's own records (check_completed_once,
+# check_no_overlap, start_time/end_time, assert_started_together, ...).
+#
 # Everything it starts is torn down on exit, however the script ends (an
 # EXIT trap, plus a watchdog that outlives a SIGKILLed test). Logs of a
 # failed run are kept in $LOS_CLUSTER_KEEP (default build/cluster-logs).
@@ -186,6 +189,23 @@ EOF
   log "cluster up: $nodes nodes, slurmctld port $base, dir $CLUSTER_DIR"
 }
 
+# cluster_up_decided_by DECIDER POLICY NODES: a cluster whose cycles POLICY
+# decides. DECIDER "losd": losd runs POLICY (FIFO is "fcfs" there) and the
+# plugin has no fallback; "fallback": no losd, the plugin's own fallback
+# (los_fallback=fifo|easy) decides.
+cluster_up_decided_by() {
+  local decider=$1 policy=$2 nodes=$3
+  case "$decider" in
+    losd)
+      cluster_up "$nodes" "los_fallback=none"
+      losd_start "$([ "$policy" = fifo ] && echo fcfs || echo "$policy")" ;;
+    fallback)
+      [ "$policy" = fifo ] || [ "$policy" = easy ] || fail "the plugin's fallback is fifo or easy, not $policy"
+      cluster_up "$nodes" "los_fallback=$policy" ;;
+    *) fail "decider must be losd or fallback, not '$decider'" ;;
+  esac
+}
+
 # losd_start POLICY: losd serving the plugin socket, POLICY for every
 # partition; returns once the plugin uses it.
 losd_start() {
@@ -247,6 +267,17 @@ wait_running() {
 
 partition_up() { scontrol update PartitionName=batch State=UP || fail "cannot set partition batch UP"; }
 
+# set_queue_order ID...: falling priorities in the order given. The queue
+# order is priority, then submit time: this makes it exactly the given order
+# whatever the priority plugin computes within one second.
+set_queue_order() {
+  local prio=1000 id
+  for id in "$@"; do
+    scontrol update JobId="$id" Priority=$prio || fail "cannot set priority of $id"
+    prio=$((prio - 10))
+  done
+}
+
 # wait_all_done TIMEOUT: until no job is pending or running.
 wait_all_done() {
   local deadline=$((SECONDS + $1)) left
@@ -268,12 +299,21 @@ jobcomp() {
 }
 # epoch seconds of a jobcomp time field.
 jobtime() { date -d "$(jobcomp "$1" "$2")" +%s; }
+# epoch seconds job ID started / ended.
+start_time() { jobtime StartTime "$1"; }
+end_time() { jobtime EndTime "$1"; }
 # expanded node names of a job, one a line.
 jobnodes() { scontrol show hostnames "$(jobcomp NodeList "$1")"; }
 # how many completion records a job has.
 jobcomp_count() { grep -c "^JobId=$1 " "$CLUSTER_DIR/jobcomp.txt"; }
 # how many times the plugin started the job (slurmctld log).
 started_count() { grep -c "sched/los: started JobId=$1 " "$CLUSTER_DIR/slurmctld.log"; }
+# jobs_started_by DECIDER: how many jobs the cycles DECIDER decided (by=losd,
+# by=easy, ...) started, summed over the slurmctld log.
+jobs_started_by() {
+  grep -E "by=$1 .*started=[1-9]" "$CLUSTER_DIR/slurmctld.log" | sed 's/.*started=\([0-9]*\).*/\1/' \
+    | awk '{s+=$1} END {print s+0}'
+}
 
 # Every job: completed exactly once, started once, on as many nodes as asked.
 check_completed_once() {
@@ -327,3 +367,29 @@ log_lines() { wc -l <"$CLUSTER_DIR/slurmctld.log"; }
 # assert_le A B WHAT: A <= B.
 assert_le() { [ "$1" -le "$2" ] || fail "$3 ($1 > $2)"; }
 assert_lt() { [ "$1" -lt "$2" ] || fail "$3 ($1 >= $2)"; }
+
+# assert_started_together A B WHAT: jobs A and B started within 1 s (Slurm's
+# records have 1-second resolution).
+assert_started_together() {
+  local d=$(($(start_time "$1") - $(start_time "$2")))
+  [ ${d#-} -le 1 ] || fail "$3: $1 and $2 started $d s apart"
+}
+
+# Some cycle was decided by losd, and no job was started by anything else.
+check_decided_by_losd() {
+  grep -q "by=losd" "$CLUSTER_DIR/slurmctld.log" || fail "no cycle was decided by losd"
+  ! grep "started=[1-9]" "$CLUSTER_DIR/slurmctld.log" | grep -vq "by=losd" || fail "a job was started without losd"
+}
+
+# log_starts_after NAME ID [NAME ID]...: logs each later job's start in
+# seconds after the first job's ("starts (s after J1): J2 60 J3 ...").
+log_starts_after() {
+  local first_name=$1 first_start line=""
+  first_start=$(start_time "$2")
+  shift 2
+  while [ $# -ge 2 ]; do
+    line+=" $1 $(($(start_time "$2") - first_start))"
+    shift 2
+  done
+  log "starts (s after $first_name):$line"
+}

@@ -43,8 +43,8 @@ wait_all_done 240
 
 check_completed_once "${ids[@]}"
 check_no_overlap "${ids[@]}"
-by_losd=$(grep -E "by=losd .*started=[1-9]" "$CLUSTER_DIR/slurmctld.log" | sed 's/.*started=\([0-9]*\).*/\1/' | awk '{s+=$1} END {print s+0}')
-by_fallback=$(grep -E "by=easy .*started=[1-9]" "$CLUSTER_DIR/slurmctld.log" | sed 's/.*started=\([0-9]*\).*/\1/' | awk '{s+=$1} END {print s+0}')
+by_losd=$(jobs_started_by losd)
+by_fallback=$(jobs_started_by easy)
 [ "$by_fallback" -ge 2 ] || fail "only $by_fallback jobs started by the fallback while losd was down"
 [ $((by_losd + by_fallback)) -eq ${#ids[@]} ] || fail "started $by_losd by losd + $by_fallback by the fallback != ${#ids[@]} jobs"
 echo "PASS: losd killed, restarted, frozen and thawed mid-run: $by_losd jobs started by losd, $by_fallback by the easy fallback, each once"

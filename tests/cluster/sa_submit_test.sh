@@ -65,5 +65,5 @@ log "job $j1: $n1 nodes, job $j2: $n2 nodes; sa-submit said:"
 cat "$CLUSTER_DIR/sa-submit.log" >&2
 [ "$n1" -eq 4 ] || fail "sa-submit 1 chose $n1 nodes, want 4"
 [ "$n2" -eq 8 ] || fail "sa-submit 2 chose $n2 nodes, want 8"
-assert_lt "$(jobtime StartTime "$j1")" "$(jobtime EndTime "$r")" "the 4-node shape started beside R"
+assert_lt "$(start_time "$j1")" "$(end_time "$r")" "the 4-node shape started beside R"
 echo "PASS: sa-submit on a live cluster"

@@ -34,15 +34,7 @@ policy=${1:?usage: start_order_test.sh fifo|easy|conservative|los losd|fallback}
 decider=${2:?usage: start_order_test.sh fifo|easy|conservative|los losd|fallback}
 source "$(dirname "$0")/cluster.sh"
 
-case "$decider" in
-  losd) cluster_up 16 "los_fallback=none" ;;
-  fallback)
-    [ "$policy" = fifo ] || [ "$policy" = easy ] || fail "the plugin's fallback is fifo or easy, not $policy"
-    cluster_up 16 "los_fallback=$policy" ;;
-  *) fail "decider must be losd or fallback, not '$decider'" ;;
-esac
-# losd calls FIFO "fcfs".
-[ "$decider" = losd ] && losd_start "$([ "$policy" = fifo ] && echo fcfs || echo "$policy")"
+cluster_up_decided_by "$decider" "$policy" 16
 
 j1=$(submit J1 8 2 8)
 j2=$(submit J2 12 1 3)
@@ -50,52 +42,41 @@ j3=$(submit J3 14 1 3)
 j4=$(submit J4 4 4 12)
 j5=$(submit J5 2 1 2)
 all=("$j1" "$j2" "$j3" "$j4" "$j5")
-# The queue order is priority, then submit time: make it exactly submission
-# order whatever the priority plugin computes within one second.
-prio=1000
-for id in "${all[@]}"; do
-  scontrol update JobId="$id" Priority=$prio || fail "cannot set priority of $id"
-  prio=$((prio - 10))
-done
+set_queue_order "${all[@]}"
 partition_up
 wait_all_done 180
 
 check_completed_once "${all[@]}"
 check_no_overlap "${all[@]}"
 
-s() { jobtime StartTime "$1"; }
-e() { jobtime EndTime "$1"; }
-log "starts (s after J1): J2 $(($(s $j2) - $(s $j1))) J3 $(($(s $j3) - $(s $j1))) J4 $(($(s $j4) - $(s $j1))) J5 $(($(s $j5) - $(s $j1)))"
-# "together" = within 1 s (Slurm's records have 1-second resolution).
-together() { local d=$(($(s "$1") - $(s "$2"))); [ ${d#-} -le 1 ] || fail "$3: $1 and $2 started $d s apart"; }
+log_starts_after J1 "$j1" J2 "$j2" J3 "$j3" J4 "$j4" J5 "$j5"
 
 case "$policy" in
   fifo)
-    assert_le "$(e $j1)" "$(s $j2)" "fifo: J2 starts after J1 ends"
-    assert_le "$(e $j2)" "$(s $j3)" "fifo: J3 starts after J2 ends"
-    assert_le "$(e $j3)" "$(s $j4)" "fifo: J4 starts after J3 ends"
-    assert_le "$(e $j3)" "$(s $j5)" "fifo: J5 starts after J3 ends"
-    together "$j4" "$j5" "fifo: J4 and J5 start together"
+    assert_le "$(end_time $j1)" "$(start_time $j2)" "fifo: J2 starts after J1 ends"
+    assert_le "$(end_time $j2)" "$(start_time $j3)" "fifo: J3 starts after J2 ends"
+    assert_le "$(end_time $j3)" "$(start_time $j4)" "fifo: J4 starts after J3 ends"
+    assert_le "$(end_time $j3)" "$(start_time $j5)" "fifo: J5 starts after J3 ends"
+    assert_started_together "$j4" "$j5" "fifo: J4 and J5 start together"
     ;;
   easy|los)
-    together "$j1" "$j4" "easy: J4 backfills at t0 on the extra nodes"
-    together "$j1" "$j5" "easy: J5 backfills at t0 (ends before the reservation)"
-    assert_le "$(e $j1)" "$(s $j2)" "easy: J2 starts after J1 ends"
-    assert_lt "$(s $j2)" "$(e $j4)" "easy: J2 starts beside the still running J4"
-    assert_le "$(e $j4)" "$(s $j3)" "easy: J3 needs J4's nodes"
+    assert_started_together "$j1" "$j4" "easy: J4 backfills at t0 on the extra nodes"
+    assert_started_together "$j1" "$j5" "easy: J5 backfills at t0 (ends before the reservation)"
+    assert_le "$(end_time $j1)" "$(start_time $j2)" "easy: J2 starts after J1 ends"
+    assert_lt "$(start_time $j2)" "$(end_time $j4)" "easy: J2 starts beside the still running J4"
+    assert_le "$(end_time $j4)" "$(start_time $j3)" "easy: J3 needs J4's nodes"
     ;;
   conservative)
-    together "$j1" "$j5" "conservative: J5 starts at t0"
-    assert_le "$(e $j1)" "$(s $j2)" "conservative: J2 starts after J1 ends"
-    assert_le "$(e $j2)" "$(s $j3)" "conservative: J3 starts after J2 ends"
-    assert_le "$(e $j3)" "$(s $j4)" "conservative: J4 waits for J3's reservation"
+    assert_started_together "$j1" "$j5" "conservative: J5 starts at t0"
+    assert_le "$(end_time $j1)" "$(start_time $j2)" "conservative: J2 starts after J1 ends"
+    assert_le "$(end_time $j2)" "$(start_time $j3)" "conservative: J3 starts after J2 ends"
+    assert_le "$(end_time $j3)" "$(start_time $j4)" "conservative: J4 waits for J3's reservation"
     ;;
   *) fail "unknown policy '$policy'" ;;
 esac
 
 if [ "$decider" = losd ]; then
-  grep -q "by=losd" "$CLUSTER_DIR/slurmctld.log" || fail "no cycle was decided by losd"
-  ! grep "started=[1-9]" "$CLUSTER_DIR/slurmctld.log" | grep -vq "by=losd" || fail "a job was started without losd"
+  check_decided_by_losd
 else
   grep -q "by=$policy .*started=[1-9]" "$CLUSTER_DIR/slurmctld.log" || fail "no job was started by the $policy fallback"
 fi

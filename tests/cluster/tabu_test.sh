@@ -45,20 +45,17 @@ wait_all_done 120
 check_completed_once "${all[@]}"
 check_no_overlap "${all[@]}"
 
-s() { jobtime StartTime "$1"; }
-e() { jobtime EndTime "$1"; }
-log "starts (s after R): A $(($(s $a) - $(s $r))) B $(($(s $b) - $(s $r))) C $(($(s $c) - $(s $r)))"
-assert_le "$(e $r)" "$(s $a)" "A starts after R"
+log_starts_after R "$r" A "$a" B "$b" C "$c"
+assert_le "$(end_time $r)" "$(start_time $a)" "A starts after R"
 case "$variant" in
   tabu)
-    assert_le "$(e $b)" "$(s $c)" "tabu: C after B"
-    assert_le "$(e $c)" "$(s $a)" "tabu: the search moved A behind B and C"
+    assert_le "$(end_time $b)" "$(start_time $c)" "tabu: C after B"
+    assert_le "$(end_time $c)" "$(start_time $a)" "tabu: the search moved A behind B and C"
     ;;
   tabu-safe|conservative)
-    assert_le "$(e $a)" "$(s $b)" "$variant: A (promised first) starts before B"
-    assert_le "$(e $b)" "$(s $c)" "$variant: C after B"
+    assert_le "$(end_time $a)" "$(start_time $b)" "$variant: A (promised first) starts before B"
+    assert_le "$(end_time $b)" "$(start_time $c)" "$variant: C after B"
     ;;
 esac
-grep -q "by=losd" "$CLUSTER_DIR/slurmctld.log" || fail "no cycle was decided by losd"
-! grep "started=[1-9]" "$CLUSTER_DIR/slurmctld.log" | grep -vq "by=losd" || fail "a job was started without losd"
+check_decided_by_losd
 echo "PASS: $variant on a live cluster"

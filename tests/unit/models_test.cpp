@@ -206,9 +206,8 @@ TEST_F(LosSimGenerate, SameArgumentsSameFile) {
 }
 
 TEST_F(LosSimGenerate, ShippedDemoRegeneratesByteIdentically) {
-  // LOS_FIXTURES_DIR is <source>/tests/fixtures.
-  const std::filesystem::path demo = std::filesystem::path(LOS_FIXTURES_DIR).parent_path().parent_path() / "conf" /
-                                     "workloads" / "demo-lublin-128.swf";
+  const std::filesystem::path demo =
+      std::filesystem::path(LOS_SOURCE_DIR) / "conf" / "workloads" / "demo-lublin-128.swf";
   ASSERT_TRUE(std::filesystem::exists(demo)) << demo;
   const std::string out = (dir_ / "demo.swf").string();
   // The command docs/workload-models.md gives.
