@@ -17,19 +17,18 @@
 #include <random>
 #include <string>
 
+#include "bench_support.hpp"
 #include "policy/registry.hpp"
 #include "sim/simulator.hpp"
 #include "workload/swf.hpp"
 #include "workload/transform.hpp"
-#include "bench_support.hpp"
 
 namespace {
 
 los::Workload lublin_stand_in(double runtime_factor) {
   los::SwfReadOptions o;
   o.units = 320;
-  los::Workload w = los::read_swf(
-      (std::filesystem::path(LOS_SHARED_DIR) / "traces/lublin_256.swf.gz").string(), o);
+  los::Workload w = los::read_swf((std::filesystem::path(LOS_SHARED_DIR) / "traces/lublin_256.swf.gz").string(), o);
   // As los-sim --runtime-scale 5F --load 0.55F: arrivals independent of F.
   los::scale_runtimes(w, 5 * runtime_factor);
   los::scale_to_load(w, 0.55 * runtime_factor, true);
@@ -59,23 +58,23 @@ los::Workload generated_workload() {
 }
 
 void register_all() {
-  const char* policies[] = {"gang:mpl=5", "gang:mpl=5:cs=2", "bgs:mpl=5", "mgs:mpl=5:c=10:q=64",
-                            "mbgs:mpl=5:c=0:q=-1"};
+  const char* policies[] = {"gang:mpl=5", "gang:mpl=5:cs=2", "bgs:mpl=5", "mgs:mpl=5:c=10:q=64", "mbgs:mpl=5:c=0:q=-1"};
   if (std::filesystem::exists(std::filesystem::path(LOS_SHARED_DIR) / "traces/lublin_256.swf.gz")) {
     for (double f : {1.0, 1.8}) {
       auto w = std::make_shared<los::Workload>(lublin_stand_in(f));
       for (const char* p : policies) {
         const std::string name = std::string("lublin-x") + (f == 1.0 ? "1.0/" : "1.8/") + p;
-        benchmark::RegisterBenchmark(name.c_str(), [w, p](benchmark::State& s) { los::bench::simulate_policy(s, *w, p); })
-            ->Unit(benchmark::kMillisecond);
+        benchmark::RegisterBenchmark(name.c_str(), [w, p](benchmark::State& s) {
+          los::bench::simulate_policy(s, *w, p);
+        })->Unit(benchmark::kMillisecond);
       }
     }
   }
   auto g = std::make_shared<los::Workload>(generated_workload());
   for (const char* p : policies) {
-    benchmark::RegisterBenchmark((std::string("generated/") + p).c_str(),
-                                 [g, p](benchmark::State& s) { los::bench::simulate_policy(s, *g, p); })
-        ->Unit(benchmark::kMillisecond);
+    benchmark::RegisterBenchmark((std::string("generated/") + p).c_str(), [g, p](benchmark::State& s) {
+      los::bench::simulate_policy(s, *g, p);
+    })->Unit(benchmark::kMillisecond);
   }
 }
 

@@ -59,7 +59,9 @@ void run_timed(benchmark::State& state, const std::vector<LosProblem>& pool, Sol
     next = (next + 1) % pool.size();
   }
   std::sort(us.begin(), us.end());
-  auto q = [&](double f) { return us[std::min(us.size() - 1, static_cast<std::size_t>(f * static_cast<double>(us.size())))]; };
+  auto q = [&](double f) {
+    return us[std::min(us.size() - 1, static_cast<std::size_t>(f * static_cast<double>(us.size())))];
+  };
   state.counters["p50_us"] = q(0.50);
   state.counters["p99_us"] = q(0.99);
   state.counters["max_us"] = us.back();

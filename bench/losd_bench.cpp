@@ -28,8 +28,8 @@
 #include <vector>
 
 #include "../tests/support/losd_process.hpp"
-#include "util/spec.hpp"
 #include "protocol/client.hpp"
+#include "util/spec.hpp"
 
 namespace {
 
@@ -38,9 +38,7 @@ using namespace los;
 constexpr int kNodes = 1000;
 constexpr int kPending = 5000;
 
-std::string losd_binary() {
-  return (std::filesystem::read_symlink("/proc/self/exe").parent_path() / "losd").string();
-}
+std::string losd_binary() { return (std::filesystem::read_symlink("/proc/self/exe").parent_path() / "losd").string(); }
 
 // A busy partition: about 900 of 1,000 nodes held by running jobs, 5,000
 // pending jobs of 1..64 nodes and limits up to a day.
@@ -190,8 +188,8 @@ int main(int argc, char** argv) {
   try {
     for (const los::Spec& spec : los::parse_spec_list(policies)) {
       const std::string p = spec.to_string();
-      for (const auto& [label, mode] : {std::pair{"steady", Mode::Steady}, std::pair{"churn", Mode::Churn},
-                                        std::pair{"resync", Mode::Resync}}) {
+      for (const auto& [label, mode] :
+           {std::pair{"steady", Mode::Steady}, std::pair{"churn", Mode::Churn}, std::pair{"resync", Mode::Resync}}) {
         benchmark::RegisterBenchmark(("losd_roundtrip/" + p + "/" + label).c_str(),
                                      [p, mode = mode](benchmark::State& s) { run_case(s, p, mode); })
             ->Unit(benchmark::kMillisecond)

@@ -8,12 +8,12 @@
 #include <filesystem>
 #include <string>
 
+#include "bench_support.hpp"
 #include "policy/registry.hpp"
 #include "sim/simulator.hpp"
 #include "workload/models.hpp"
 #include "workload/swf.hpp"
 #include "workload/transform.hpp"
-#include "bench_support.hpp"
 
 namespace {
 
@@ -30,16 +30,16 @@ void register_all() {
   if (std::filesystem::exists(sdsc)) {
     auto w = std::make_shared<los::Workload>(los::read_swf(sdsc.string()));
     for (const char* p : {"fcfs", "easy", "conservative", "aggressive"}) {
-      benchmark::RegisterBenchmark((std::string("SDSC-SP2/") + p).c_str(),
-                                   [w, p](benchmark::State& s) { los::bench::simulate_policy(s, *w, p); })
-          ->Unit(benchmark::kMillisecond);
+      benchmark::RegisterBenchmark((std::string("SDSC-SP2/") + p).c_str(), [w, p](benchmark::State& s) {
+        los::bench::simulate_policy(s, *w, p);
+      })->Unit(benchmark::kMillisecond);
     }
   }
   auto ctc = std::make_shared<los::Workload>(ctc_scale_workload());
   for (const char* p : {"easy", "conservative"}) {
-    benchmark::RegisterBenchmark((std::string("CTC-scale/") + p).c_str(),
-                                 [ctc, p](benchmark::State& s) { los::bench::simulate_policy(s, *ctc, p); })
-        ->Unit(benchmark::kMillisecond);
+    benchmark::RegisterBenchmark((std::string("CTC-scale/") + p).c_str(), [ctc, p](benchmark::State& s) {
+      los::bench::simulate_policy(s, *ctc, p);
+    })->Unit(benchmark::kMillisecond);
   }
 }
 

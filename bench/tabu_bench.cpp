@@ -135,7 +135,8 @@ void BM_TabuRebuild(benchmark::State& state) {
     benchmark::DoNotOptimize(bsd);
     benchmark::DoNotOptimize(f);
   }
-  state.counters["rebuilds/s"] = benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
+  state.counters["rebuilds/s"] =
+      benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
 }
 BENCHMARK(BM_TabuRebuild)->Arg(100)->Arg(1000)->Unit(benchmark::kMicrosecond);
 

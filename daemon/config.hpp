@@ -43,11 +43,11 @@ struct DaemonConfig {
   std::string metrics_listen = "127.0.0.1:9464";  // "" disables the endpoint
   std::uint32_t max_payload_bytes = 16u * 1024u * 1024u;
   int max_query_clients = 256;
-  double frame_timeout_seconds = 10;    // a started frame must arrive within this
-  double idle_timeout_seconds = 300;    // query/admin connections idle this long are closed
+  double frame_timeout_seconds = 10;                // a started frame must arrive within this
+  double idle_timeout_seconds = 300;                // query/admin connections idle this long are closed
   ForecastOptions forecast{.mode = RunMode::Live};  // live partitions: wall-clock caps apply
-  std::string default_policy = "easy";            // canonical spec
-  std::map<std::string, std::string> partitions;  // partition -> canonical spec
+  std::string default_policy = "easy";              // canonical spec
+  std::map<std::string, std::string> partitions;    // partition -> canonical spec
 
   // The policy spec for a partition: its own or the default.
   const std::string& policy_for(const std::string& partition) const;

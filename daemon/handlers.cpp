@@ -58,9 +58,10 @@ void RequestHandlers::handle(const Request& request, ReplyFn reply) {
 
 Reply RequestHandlers::hello(Role role, const protocol::Hello& h, std::uint32_t id) {
   if (h.version != LOS_PROTOCOL_VERSION) {
-    return Reply::handshake_refused(error_frame(LOS_ERR_VERSION, "HELLO asks for protocol version " +
-                                                                     std::to_string(h.version) + "; losd speaks " +
-                                                                     std::to_string(LOS_PROTOCOL_VERSION), id));
+    return Reply::handshake_refused(error_frame(LOS_ERR_VERSION,
+                                                "HELLO asks for protocol version " + std::to_string(h.version) +
+                                                    "; losd speaks " + std::to_string(LOS_PROTOCOL_VERSION),
+                                                id));
   }
   if (role == Role::Plugin) {
     if (!config_.cluster.empty() && h.cluster != config_.cluster) {
@@ -85,7 +86,8 @@ Bytes RequestHandlers::snapshot(std::span<const std::uint8_t> payload, std::size
   protocol::SnapshotMessage msg = protocol::decode_snapshot(payload);
   const bool resync = msg.resync || !have_seq_ || msg.seq != last_seq_ + 1;
   if (resync && have_seq_) {
-    log_.info("resync", {{"seq", std::to_string(msg.seq)}, {"expected", std::to_string(last_seq_ + 1)},
+    log_.info("resync", {{"seq", std::to_string(msg.seq)},
+                         {"expected", std::to_string(last_seq_ + 1)},
                          {"plugin_flag", msg.resync ? "yes" : "no"}});
   }
   protocol::DecisionsMessage out;
@@ -101,10 +103,18 @@ Bytes RequestHandlers::snapshot(std::span<const std::uint8_t> payload, std::size
     int idle = 0, allocated = 0, drained = 0, down = 0;
     for (const Node& n : part.nodes) {
       switch (n.state) {
-        case Node::State::Idle: ++idle; break;
-        case Node::State::Allocated: ++allocated; break;
-        case Node::State::Drained: ++drained; break;
-        case Node::State::Down: ++down; break;
+        case Node::State::Idle:
+          ++idle;
+          break;
+        case Node::State::Allocated:
+          ++allocated;
+          break;
+        case Node::State::Drained:
+          ++drained;
+          break;
+        case Node::State::Down:
+          ++down;
+          break;
       }
     }
     const int pending = static_cast<int>(part.queue.size());
@@ -129,7 +139,8 @@ Bytes RequestHandlers::snapshot(std::span<const std::uint8_t> payload, std::size
   Bytes reply = protocol::encode(out, id);
   const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   metrics_.snapshot_handled(took, frame_bytes);
-  log_.debug("snapshot", {{"seq", std::to_string(msg.seq)}, {"partitions", std::to_string(msg.partitions.size())},
+  log_.debug("snapshot", {{"seq", std::to_string(msg.seq)},
+                          {"partitions", std::to_string(msg.partitions.size())},
                           {"decisions", std::to_string(out.decisions.size())},
                           {"seconds", std::to_string(took)}});
   return reply;
@@ -139,8 +150,9 @@ void RequestHandlers::report(const protocol::Report& r) {
   static const char* kinds[] = {"", "fallback", "stale_decision", "start_failed"};
   const std::string partition = partitions_.count(r.partition) ? r.partition : "unknown";
   metrics_.plugin_report(partition, kinds[r.kind]);
-  log_.warning("plugin report", {{"kind", kinds[r.kind]}, {"partition", r.partition},
-                                 {"job", std::to_string(r.job)}, {"detail", r.detail}});
+  log_.warning(
+      "plugin report",
+      {{"kind", kinds[r.kind]}, {"partition", r.partition}, {"job", std::to_string(r.job)}, {"detail", r.detail}});
 }
 
 Bytes RequestHandlers::status(std::uint32_t id) const {

@@ -29,10 +29,14 @@ std::string quoted(std::string_view v) {
 
 int syslog_priority(LogLevel level) {
   switch (level) {
-    case LogLevel::Debug: return 7;
-    case LogLevel::Info: return 6;
-    case LogLevel::Warning: return 4;
-    case LogLevel::Error: return 3;
+    case LogLevel::Debug:
+      return 7;
+    case LogLevel::Info:
+      return 6;
+    case LogLevel::Warning:
+      return 4;
+    case LogLevel::Error:
+      return 3;
   }
   return 6;
 }
@@ -49,10 +53,14 @@ std::optional<LogLevel> parse_log_level(std::string_view text) {
 
 const char* to_string(LogLevel level) {
   switch (level) {
-    case LogLevel::Debug: return "debug";
-    case LogLevel::Info: return "info";
-    case LogLevel::Warning: return "warning";
-    case LogLevel::Error: return "error";
+    case LogLevel::Debug:
+      return "debug";
+    case LogLevel::Info:
+      return "info";
+    case LogLevel::Warning:
+      return "warning";
+    case LogLevel::Error:
+      return "error";
   }
   return "info";
 }

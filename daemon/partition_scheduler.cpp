@@ -24,9 +24,8 @@ std::vector<std::string> PartitionScheduler::place(const Snapshot& s, const Deci
   if (!d.nodes.empty()) {
     for (int i : d.nodes) {
       if (i < 0 || static_cast<std::size_t>(i) >= s.nodes.size()) {
-        throw std::logic_error("policy " + policy_->name() + " placed job " + std::to_string(d.job) +
-                               " on unit " + std::to_string(i) + " of a partition with " +
-                               std::to_string(s.nodes.size()) + " nodes");
+        throw std::logic_error("policy " + policy_->name() + " placed job " + std::to_string(d.job) + " on unit " +
+                               std::to_string(i) + " of a partition with " + std::to_string(s.nodes.size()) + " nodes");
       }
       names.push_back(s.nodes[i].name);
       taken[i] = 1;
@@ -108,8 +107,12 @@ PartitionScheduler::Outcome PartitionScheduler::step(Snapshot snapshot, bool res
         started_last_.push_back(d.job);
         ++out.started;
         break;
-      case Decision::Kind::Suspend: w.expected_state = LOS_JOB_RUNNING; break;
-      case Decision::Kind::Resume: w.expected_state = LOS_JOB_SUSPENDED; break;
+      case Decision::Kind::Suspend:
+        w.expected_state = LOS_JOB_RUNNING;
+        break;
+      case Decision::Kind::Resume:
+        w.expected_state = LOS_JOB_SUSPENDED;
+        break;
       case Decision::Kind::Requeue: {
         const auto it = running.find(d.job);
         w.expected_state = it != running.end() && it->second->suspended ? LOS_JOB_SUSPENDED : LOS_JOB_RUNNING;

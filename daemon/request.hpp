@@ -18,9 +18,12 @@ enum class Role { Plugin, Query, Admin };
 
 inline const char* to_string(Role role) {
   switch (role) {
-    case Role::Plugin: return "plugin";
-    case Role::Query: return "query";
-    case Role::Admin: return "admin";
+    case Role::Plugin:
+      return "plugin";
+    case Role::Query:
+      return "query";
+    case Role::Admin:
+      return "admin";
   }
   return "?";
 }

@@ -22,7 +22,7 @@ Server::Server(DaemonConfig config, Logger& log)
 
 void Server::open_listener(Role role, const SocketConfig& socket) {
   const std::string& path = socket.path;
-  struct stat st{};
+  struct stat st {};
   if (::lstat(path.c_str(), &st) == 0) {
     if (!S_ISSOCK(st.st_mode)) throw std::runtime_error(path + ": exists and is not a socket; not replacing it");
     // A socket file left by a previous run is removed, one that answers is not.
@@ -40,7 +40,8 @@ void Server::open_listener(Role role, const SocketConfig& socket) {
   const mode_t old_mask = ::umask(0177);
   if (!ec) listener->acceptor.bind(stream::endpoint(path), ec);
   ::umask(old_mask);
-  if (ec) throw std::runtime_error(path + ": cannot bind the " + std::string(to_string(role)) + " socket: " + ec.message());
+  if (ec)
+    throw std::runtime_error(path + ": cannot bind the " + std::string(to_string(role)) + " socket: " + ec.message());
   if (::chmod(path.c_str(), socket.mode) != 0) {
     throw std::runtime_error(path + ": cannot set mode: " + std::strerror(errno));
   }
@@ -95,8 +96,8 @@ void Server::wait_signal() {
 
 void Server::run() {
   sd_notify(0, "READY=1\nSTATUS=serving");
-  log_.info("ready", {{"version", kDaemonVersion}, {"config", config_.source},
-                      {"default_policy", config_.default_policy}});
+  log_.info("ready",
+            {{"version", kDaemonVersion}, {"config", config_.source}, {"default_policy", config_.default_policy}});
   io_.run();
 }
 

@@ -19,16 +19,26 @@ using protocol::Bytes;
 
 const char* error_name(std::uint16_t code) {
   switch (code) {
-    case LOS_ERR_MALFORMED: return "malformed";
-    case LOS_ERR_VERSION: return "version";
-    case LOS_ERR_TOO_LARGE: return "too_large";
-    case LOS_ERR_UNKNOWN_TYPE: return "unknown_type";
-    case LOS_ERR_NOT_ALLOWED: return "not_allowed";
-    case LOS_ERR_HANDSHAKE: return "handshake";
-    case LOS_ERR_NOT_FOUND: return "not_found";
-    case LOS_ERR_BAD_REQUEST: return "bad_request";
-    case LOS_ERR_BAD_MAGIC: return "bad_magic";
-    default: return "internal";
+    case LOS_ERR_MALFORMED:
+      return "malformed";
+    case LOS_ERR_VERSION:
+      return "version";
+    case LOS_ERR_TOO_LARGE:
+      return "too_large";
+    case LOS_ERR_UNKNOWN_TYPE:
+      return "unknown_type";
+    case LOS_ERR_NOT_ALLOWED:
+      return "not_allowed";
+    case LOS_ERR_HANDSHAKE:
+      return "handshake";
+    case LOS_ERR_NOT_FOUND:
+      return "not_found";
+    case LOS_ERR_BAD_REQUEST:
+      return "bad_request";
+    case LOS_ERR_BAD_MAGIC:
+      return "bad_magic";
+    default:
+      return "internal";
   }
 }
 
@@ -58,14 +68,14 @@ class Session : public std::enable_shared_from_this<Session> {
     host_.log().log(level, "connection", {{"socket", to_string(role_)}, {"peer", peer_}});
     if (!host_.peer_allowed(role_, uid_)) {
       host_.log().warning("connection refused: uid not allowed", {{"socket", to_string(role_)}, {"peer", peer_}});
-      fail(LOS_ERR_NOT_ALLOWED, std::string("uid ") + std::to_string(uid_) + " may not use the " + to_string(role_) +
-                                     " socket", 0, true);
+      fail(LOS_ERR_NOT_ALLOWED,
+           std::string("uid ") + std::to_string(uid_) + " may not use the " + to_string(role_) + " socket", 0, true);
       return;
     }
     const int max_query_clients = host_.session_limits().max_query_clients;
     if (role_ != Role::Plugin && open > max_query_clients) {
-      fail(LOS_ERR_NOT_ALLOWED, "too many clients (limits.max_query_clients = " +
-                                    std::to_string(max_query_clients) + ")", 0, true);
+      fail(LOS_ERR_NOT_ALLOWED,
+           "too many clients (limits.max_query_clients = " + std::to_string(max_query_clients) + ")", 0, true);
       return;
     }
     read_header();
@@ -174,8 +184,9 @@ class Session : public std::enable_shared_from_this<Session> {
     } catch (const protocol::DecodeError& e) {
       fail(LOS_ERR_MALFORMED, e.what(), id, false);
     } catch (const std::exception& e) {
-      host_.log().error("request failed", {{"socket", to_string(role_)}, {"peer", peer_},
-                                           {"type", protocol::type_name(h.type)}, {"error", e.what()}});
+      host_.log().error(
+          "request failed",
+          {{"socket", to_string(role_)}, {"peer", peer_}, {"type", protocol::type_name(h.type)}, {"error", e.what()}});
       fail(LOS_ERR_INTERNAL, e.what(), id, false);
     }
   }
@@ -184,8 +195,10 @@ class Session : public std::enable_shared_from_this<Session> {
   // further frame before it has replied.
   void respond(Reply reply) {
     switch (reply.kind) {
-      case Reply::Kind::Send: return send(std::move(reply.frame), false);
-      case Reply::Kind::Nothing: return read_header();
+      case Reply::Kind::Send:
+        return send(std::move(reply.frame), false);
+      case Reply::Kind::Nothing:
+        return read_header();
       case Reply::Kind::HandshakeDone:
         hello_ = true;
         return send(std::move(reply.frame), false);
@@ -193,14 +206,17 @@ class Session : public std::enable_shared_from_this<Session> {
         host_.count_protocol_error(role_, error_name(LOS_ERR_HANDSHAKE));
         host_.log().warning("handshake refused", {{"socket", to_string(role_)}, {"peer", peer_}});
         return send(std::move(reply.frame), true);
-      case Reply::Kind::ProtocolError: return fail(reply.code, reply.message, header_info_.request_id, false);
+      case Reply::Kind::ProtocolError:
+        return fail(reply.code, reply.message, header_info_.request_id, false);
     }
   }
 
   void fail(std::uint16_t code, const std::string& message, std::uint32_t id, bool close_after) {
     host_.count_protocol_error(role_, error_name(code));
-    host_.log().warning("protocol error", {{"socket", to_string(role_)}, {"peer", peer_},
-                                           {"code", error_name(code)}, {"error", message},
+    host_.log().warning("protocol error", {{"socket", to_string(role_)},
+                                           {"peer", peer_},
+                                           {"code", error_name(code)},
+                                           {"error", message},
                                            {"closing", close_after ? "yes" : "no"}});
     send(error_frame(code, message, id), close_after);
   }
@@ -229,12 +245,12 @@ class Session : public std::enable_shared_from_this<Session> {
     drain();
   }
   void drain() {
-    socket_.async_read_some(asio::buffer(sink_), [self = shared_from_this()](const boost::system::error_code& ec,
-                                                                            std::size_t n) {
-      self->drained_ += n;
-      if (ec || self->drained_ > kLingerBytes) return self->close();
-      self->drain();
-    });
+    socket_.async_read_some(asio::buffer(sink_),
+                            [self = shared_from_this()](const boost::system::error_code& ec, std::size_t n) {
+                              self->drained_ += n;
+                              if (ec || self->drained_ > kLingerBytes) return self->close();
+                              self->drain();
+                            });
   }
 
   SessionHost& host_;

@@ -235,7 +235,7 @@ int los_conn_exchange(struct los_conn* c, const struct los_options* o, struct lo
   }
   if (out->seq != s->seq) {
     los_set_err(err, errlen, "losd answered snapshot %llu with decisions for %llu", (unsigned long long)s->seq,
-            (unsigned long long)out->seq);
+                (unsigned long long)out->seq);
     los_decisions_free(out);
     conn_fail(c, o);
     return -1;
@@ -244,8 +244,8 @@ int los_conn_exchange(struct los_conn* c, const struct los_options* o, struct lo
   return 0;
 }
 
-void los_conn_report(struct los_conn* c, const struct los_options* o, uint8_t kind, const char* partition,
-                     uint64_t job, const char* detail) {
+void los_conn_report(struct los_conn* c, const struct los_options* o, uint8_t kind, const char* partition, uint64_t job,
+                     const char* detail) {
   char err[128];
   if (c->fd < 0) return;
   c->tx.len = 0;

@@ -18,11 +18,11 @@ extern "C" {
 #endif
 
 struct los_conn {
-  int fd;                 /* -1: not connected */
+  int fd; /* -1: not connected */
   uint32_t next_request;
-  int backoff_ms;         /* current reconnect delay */
+  int backoff_ms;          /* current reconnect delay */
   int64_t next_attempt_ms; /* monotonic ms before which no reconnect is tried */
-  int need_resync;        /* the next snapshot carries LOS_SNAPSHOT_RESYNC */
+  int need_resync;         /* the next snapshot carries LOS_SNAPSHOT_RESYNC */
   struct los_buf tx, rx;
 };
 
@@ -44,8 +44,8 @@ int los_conn_exchange(struct los_conn* c, const struct los_options* o, struct lo
                       struct los_decisions* out, char* err, size_t errlen);
 
 /* Sends a REPORT (no reply); failures close the connection quietly. */
-void los_conn_report(struct los_conn* c, const struct los_options* o, uint8_t kind, const char* partition,
-                     uint64_t job, const char* detail);
+void los_conn_report(struct los_conn* c, const struct los_options* o, uint8_t kind, const char* partition, uint64_t job,
+                     const char* detail);
 
 #ifdef __cplusplus
 }

@@ -114,15 +114,20 @@ static void apply_one(const struct los_cycle_ops* ops, const struct los_decision
         return;
       }
       if (d->node_count && d->node_count != job.min_nodes) {
-        refuse(out, LOS_REPORT_STALE_DECISION, "%u nodes chosen but the job asks for %u", d->node_count,
-               job.min_nodes);
+        refuse(out, LOS_REPORT_STALE_DECISION, "%u nodes chosen but the job asks for %u", d->node_count, job.min_nodes);
         return;
       }
       ops->start(ops->ctx, &job, d, out);
       return;
-    case LOS_DECIDE_SUSPEND: ops->suspend(ops->ctx, &job, out); return;
-    case LOS_DECIDE_RESUME: ops->resume(ops->ctx, &job, out); return;
-    case LOS_DECIDE_REQUEUE: ops->requeue(ops->ctx, &job, out); return;
+    case LOS_DECIDE_SUSPEND:
+      ops->suspend(ops->ctx, &job, out);
+      return;
+    case LOS_DECIDE_RESUME:
+      ops->resume(ops->ctx, &job, out);
+      return;
+    case LOS_DECIDE_REQUEUE:
+      ops->requeue(ops->ctx, &job, out);
+      return;
   }
   refuse(out, 0, "unknown decision kind %u", d->kind);
 }
@@ -205,8 +210,10 @@ void los_cycle_run(struct los_cycle* cy, const struct los_options* o, const stru
     ops->lock(ops->ctx);
     for (uint32_t i = 0; i < dec.count; ++i) {
       apply_one(ops, &dec.items[i], &outcomes[i]);
-      if (outcomes[i].reason[0]) ++skipped;
-      else if (dec.items[i].kind == LOS_DECIDE_START) ++started;
+      if (outcomes[i].reason[0])
+        ++skipped;
+      else if (dec.items[i].kind == LOS_DECIDE_START)
+        ++started;
     }
     ops->unlock(ops->ctx);
   }
@@ -221,14 +228,14 @@ void los_cycle_run(struct los_cycle* cy, const struct los_options* o, const stru
              decision_name(dec.items[i].kind), dec.items[i].job, by_losd ? "losd" : "fallback", dec.seq,
              outcomes[i].reason);
     if (outcomes[i].report && by_losd)
-      los_conn_report(&cy->conn, o, outcomes[i].report, dec.items[i].partition, dec.items[i].job,
-                      outcomes[i].reason);
+      los_conn_report(&cy->conn, o, outcomes[i].report, dec.items[i].partition, dec.items[i].job, outcomes[i].reason);
   }
   free(outcomes);
   log_line(ops, LOS_LOG_INFO,
-           "sched/los: cycle seq=%" PRIu64 " by=%s pending=%u running=%u decisions=%u started=%d skipped=%d "
+           "sched/los: cycle seq=%" PRIu64
+           " by=%s pending=%u running=%u decisions=%u started=%d skipped=%d "
            "snapshot_us=%" PRId64 " decide_us=%" PRId64 " apply_us=%" PRId64 " total_us=%" PRId64,
-           snap->seq, by_losd ? "losd" : los_fallback_name(o->fallback), pending, running, dec.count, started,
-           skipped, in->snapshot_us, decide_us, apply_us, los_monotonic_us() - in->started_us);
+           snap->seq, by_losd ? "losd" : los_fallback_name(o->fallback), pending, running, dec.count, started, skipped,
+           in->snapshot_us, decide_us, apply_us, los_monotonic_us() - in->started_us);
   los_decisions_free(&dec);
 }

@@ -75,7 +75,7 @@ struct los_cycle {
   int in_fallback;           /* the previous cycle was decided by the fallback */
   uint32_t fallback_started; /* jobs the fallback started since losd last answered */
   time_t fallback_since;
-  time_t wakeup;             /* losd's timer (a time slice ends): cycle by then; 0: none */
+  time_t wakeup;                 /* losd's timer (a time slice ends): cycle by then; 0: none */
   struct los_update_stamps seen; /* as of the last snapshot */
   time_t snapshot_second;        /* time() when the last snapshot was taken; 0: looked again */
 };

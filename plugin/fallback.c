@@ -10,9 +10,12 @@
 
 const char* los_fallback_name(int fallback) {
   switch (fallback) {
-    case LOS_FALLBACK_EASY: return "easy";
-    case LOS_FALLBACK_FIFO: return "fifo";
-    case LOS_FALLBACK_NONE: return "none";
+    case LOS_FALLBACK_EASY:
+      return "easy";
+    case LOS_FALLBACK_FIFO:
+      return "fifo";
+    case LOS_FALLBACK_NONE:
+      return "none";
   }
   return "?";
 }
@@ -35,8 +38,8 @@ static int node_usable(uint8_t state) { return state == LOS_NODE_IDLE || state =
 struct partition_state {
   const struct los_partition* p;
   int64_t now;
-  uint32_t usable;     /* idle or allocated nodes: the most a job can ever get */
-  char* free_node;     /* per node: idle and held by no running job */
+  uint32_t usable; /* idle or allocated nodes: the most a job can ever get */
+  char* free_node; /* per node: idle and held by no running job */
   uint32_t free_count;
   struct release* rel; /* running jobs, plus the jobs this step starts (they end by their limits too) */
   uint32_t rel_count;

@@ -63,8 +63,9 @@ int los_options_parse(const char* params, struct los_options* o, char* err, size
       }
       if (!strcmp(key, "los_socket")) {
         if (vlen == 0 || vlen >= sizeof o->socket_path || v[0] != '/') {
-          los_set_err(err, errlen, "SchedulerParameters los_socket=%.*s: expected an absolute path of at most %zu bytes",
-                  (int)vlen, v, sizeof o->socket_path - 1);
+          los_set_err(err, errlen,
+                      "SchedulerParameters los_socket=%.*s: expected an absolute path of at most %zu bytes", (int)vlen,
+                      v, sizeof o->socket_path - 1);
           return -1;
         }
         memcpy(o->socket_path, v, vlen);
@@ -78,18 +79,21 @@ int los_options_parse(const char* params, struct los_options* o, char* err, size
       } else if (!strcmp(key, "los_reconnect_max_ms")) {
         if (parse_int(key, v, vlen, 100, 3600000, &o->reconnect_max_ms, err, errlen)) return -1;
       } else if (!strcmp(key, "los_fallback")) {
-        if (vlen == 4 && !strncmp(v, "easy", 4)) o->fallback = LOS_FALLBACK_EASY;
-        else if (vlen == 4 && !strncmp(v, "fifo", 4)) o->fallback = LOS_FALLBACK_FIFO;
-        else if (vlen == 4 && !strncmp(v, "none", 4)) o->fallback = LOS_FALLBACK_NONE;
+        if (vlen == 4 && !strncmp(v, "easy", 4))
+          o->fallback = LOS_FALLBACK_EASY;
+        else if (vlen == 4 && !strncmp(v, "fifo", 4))
+          o->fallback = LOS_FALLBACK_FIFO;
+        else if (vlen == 4 && !strncmp(v, "none", 4))
+          o->fallback = LOS_FALLBACK_NONE;
         else {
           los_set_err(err, errlen, "SchedulerParameters los_fallback=%.*s: expected easy, fifo or none", (int)vlen, v);
           return -1;
         }
       } else {
         los_set_err(err, errlen,
-                "SchedulerParameters %s: unknown sched/los parameter (known: los_socket, los_timeout_ms, "
-                "los_fallback, los_interval, los_poll_ms, los_reconnect_max_ms)",
-                key);
+                    "SchedulerParameters %s: unknown sched/los parameter (known: los_socket, los_timeout_ms, "
+                    "los_fallback, los_interval, los_poll_ms, los_reconnect_max_ms)",
+                    key);
         return -1;
       }
     }
@@ -97,4 +101,3 @@ int los_options_parse(const char* params, struct los_options* o, char* err, size
   }
   return 0;
 }
-

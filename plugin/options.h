@@ -12,12 +12,12 @@ extern "C" {
 #endif
 
 struct los_options {
-  char socket_path[108];    /* los_socket, default /run/los/plugin.sock */
-  int timeout_ms;           /* los_timeout_ms, default 1000 */
-  int fallback;             /* los_fallback, default easy: enum los_fallback (fallback.h) */
-  int interval_s;           /* los_interval, default 10: a cycle at least this often */
-  int poll_ms;              /* los_poll_ms, default 100: how often submit/completion is noticed */
-  int reconnect_max_ms;     /* los_reconnect_max_ms, default 30000: backoff cap */
+  char socket_path[108];      /* los_socket, default /run/los/plugin.sock */
+  int timeout_ms;             /* los_timeout_ms, default 1000 */
+  int fallback;               /* los_fallback, default easy: enum los_fallback (fallback.h) */
+  int interval_s;             /* los_interval, default 10: a cycle at least this often */
+  int poll_ms;                /* los_poll_ms, default 100: how often submit/completion is noticed */
+  int reconnect_max_ms;       /* los_reconnect_max_ms, default 30000: backoff cap */
   int has_sched_interval_off; /* sched_interval=-1 present */
 };
 

@@ -137,9 +137,10 @@ int init(void) {
   slurm_thread_create(&los.thread, los_agent, NULL);
   los.thread_running = 1;
   pthread_mutex_unlock(&los.mutex);
-  info("sched/los: loaded; losd socket %s, timeout %d ms, fallback %s, interval %d s, poll %d ms, "
-       "reconnect backoff up to %d ms",
-       o.socket_path, o.timeout_ms, los_fallback_name(o.fallback), o.interval_s, o.poll_ms, o.reconnect_max_ms);
+  info(
+      "sched/los: loaded; losd socket %s, timeout %d ms, fallback %s, interval %d s, poll %d ms, "
+      "reconnect backoff up to %d ms",
+      o.socket_path, o.timeout_ms, los_fallback_name(o.fallback), o.interval_s, o.poll_ms, o.reconnect_max_ms);
   return SLURM_SUCCESS;
 }
 

@@ -23,9 +23,9 @@
 
 #include "conn.h"
 #include "cycle.h"
+#include "protocol/los_protocol.h"
 #include "slurmctld_cycle.h"
 #include "snapshot.h"
-#include "protocol/los_protocol.h"
 
 /* ---- snapshot under the read locks ----------------------------------- */
 
@@ -173,10 +173,14 @@ static void start_job(void* ctx, const struct los_job_view* view, const struct l
     for (uint32_t n = 0; n < d->node_count; ++n) {
       node_record_t* node = find_node_record(d->nodes[n]);
       const char* why = NULL;
-      if (!node) why = "does not exist";
-      else if (!bit_test(job->part_ptr->node_bitmap, node->index)) why = "is not in the job's partition";
-      else if (!node_free(node)) why = "is no longer free (allocated, completing, drained or down)";
-      else if (bit_test(chosen, node->index)) why = "is named twice";
+      if (!node)
+        why = "does not exist";
+      else if (!bit_test(job->part_ptr->node_bitmap, node->index))
+        why = "is not in the job's partition";
+      else if (!node_free(node))
+        why = "is no longer free (allocated, completing, drained or down)";
+      else if (bit_test(chosen, node->index))
+        why = "is named twice";
       if (why) {
         snprintf(out->reason, sizeof out->reason, "node %s %s", d->nodes[n], why);
         out->report = LOS_REPORT_STALE_DECISION;
@@ -263,9 +267,15 @@ static void requeue_job(void* ctx, const struct los_job_view* view, struct los_o
 static void log_to_slurmctld(void* ctx, enum los_log_level level, const char* line) {
   (void)ctx;
   switch (level) {
-    case LOS_LOG_ERROR: error("%s", line); return;
-    case LOS_LOG_INFO: info("%s", line); return;
-    case LOS_LOG_DEBUG: debug("%s", line); return;
+    case LOS_LOG_ERROR:
+      error("%s", line);
+      return;
+    case LOS_LOG_INFO:
+      info("%s", line);
+      return;
+    case LOS_LOG_DEBUG:
+      debug("%s", line);
+      return;
   }
 }
 

@@ -90,8 +90,8 @@ void los_snapshot_free(struct los_snapshot* s) {
 
 /* ---- decisions -------------------------------------------------------- */
 
-struct los_decision* los_decisions_add(struct los_decisions* d, uint8_t kind, uint8_t expected,
-                                       const char* partition, uint64_t job, uint32_t node_count) {
+struct los_decision* los_decisions_add(struct los_decisions* d, uint8_t kind, uint8_t expected, const char* partition,
+                                       uint64_t job, uint32_t node_count) {
   struct los_decision* x;
   if (grow((void**)&d->items, d->count, &d->cap, sizeof *d->items)) return NULL;
   x = &d->items[d->count];

@@ -87,8 +87,8 @@ struct los_decisions {
   struct los_decision* items;
 };
 
-struct los_decision* los_decisions_add(struct los_decisions* d, uint8_t kind, uint8_t expected,
-                                       const char* partition, uint64_t job, uint32_t node_count);
+struct los_decision* los_decisions_add(struct los_decisions* d, uint8_t kind, uint8_t expected, const char* partition,
+                                       uint64_t job, uint32_t node_count);
 void los_decisions_free(struct los_decisions* d);
 
 #ifdef __cplusplus

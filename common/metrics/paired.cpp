@@ -39,8 +39,8 @@ double student_t_quantile(double p, std::size_t df) {
   return z + (z3 + z) / (4 * v) + (5 * z5 + 16 * z3 + 3 * z) / (96 * v * v);
 }
 
-PairedDifference paired_difference(const std::vector<double>& a, const std::vector<double>& b,
-                                   std::size_t batches, double confidence) {
+PairedDifference paired_difference(const std::vector<double>& a, const std::vector<double>& b, std::size_t batches,
+                                   double confidence) {
   if (a.size() != b.size()) {
     throw std::invalid_argument("paired_difference: " + std::to_string(a.size()) + " values against " +
                                 std::to_string(b.size()));

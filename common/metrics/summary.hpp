@@ -37,11 +37,11 @@ struct Summary {
   double mean_response = 0;
   double mean_slowdown = 0;
   double mean_bsld = 0;
-  double utilization = 0;      // sum(size x executed) / (makespan x units)
-  double makespan = 0;         // last end - first submit
-  double loss_of_capacity = 0; // (idle + overhead-paying) unit-seconds while jobs wait / (makespan x units)
-  double fairness_F = 0;       // sum over users of (mean NUWT - NUWT)^2
-  double mean_nuwt = 0;        // over users with two or more jobs
+  double utilization = 0;        // sum(size x executed) / (makespan x units)
+  double makespan = 0;           // last end - first submit
+  double loss_of_capacity = 0;   // (idle + overhead-paying) unit-seconds while jobs wait / (makespan x units)
+  double fairness_F = 0;         // sum over users of (mean NUWT - NUWT)^2
+  double mean_nuwt = 0;          // over users with two or more jobs
   double mean_queue_length = 0;  // over scheduling steps
   double wall_seconds = 0;
 };

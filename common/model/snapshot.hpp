@@ -26,7 +26,7 @@ struct Node {
 // its place on its nodes but does not count against free units.
 struct RunningJob {
   Job job;
-  Time start = 0;      // first start
+  Time start = 0;  // first start
   bool suspended = false;
   std::vector<int> nodes;  // unit indices where the policy placed it; may be empty
 
@@ -60,8 +60,8 @@ struct SnapshotEvent {
 struct Snapshot {
   std::string partition;  // empty in simulation
   Time now = 0;
-  int total_units = 0;  // usable units (a drained or down node is not usable)
-  int free_units = 0;   // usable units held by no executing job
+  int total_units = 0;              // usable units (a drained or down node is not usable)
+  int free_units = 0;               // usable units held by no executing job
   std::vector<RunningJob> running;  // executing and suspended jobs, any order
   std::vector<Job> queue;           // waiting jobs in queue (priority) order
   std::vector<Node> nodes;          // live partitions only; index = unit index

@@ -7,8 +7,7 @@
 
 namespace los {
 
-Planner::Planner(std::int64_t capacity, Time origin)
-    : capacity_(capacity), origin_(origin), rng_(0x5eed) {
+Planner::Planner(std::int64_t capacity, Time origin) : capacity_(capacity), origin_(origin), rng_(0x5eed) {
   root_ = make_node(origin, capacity);
 }
 
@@ -263,8 +262,7 @@ std::int64_t Planner::min_free(Time a, Time b) const {
   return m;
 }
 
-Time Planner::earliest_start(std::int64_t size, Time duration, Time not_before,
-                             Time horizon) const {
+Time Planner::earliest_start(std::int64_t size, Time duration, Time not_before, Time horizon) const {
   Time x = std::max(not_before, origin_);
   if (x >= horizon) return horizon;
   if (size <= 0) return x;
@@ -328,8 +326,8 @@ void Planner::add(Time a, Time b, std::int64_t delta) {
   const Index before_a = rightmost(left);
   const Index first_mid = leftmost(mid);
   const Index last_mid = mid != kNil ? rightmost(mid) : kNil;
-  const std::int64_t value_at_a = first_mid != kNil && nodes_[first_mid].key == a ? nodes_[first_mid].value
-                                                                                   : nodes_[before_a].value;
+  const std::int64_t value_at_a =
+      first_mid != kNil && nodes_[first_mid].key == a ? nodes_[first_mid].value : nodes_[before_a].value;
   const std::int64_t value_before_b = last_mid != kNil ? nodes_[last_mid].value : value_at_a;
   if (b < kTimeInfinity && (right == kNil || nodes_[leftmost(right)].key != b)) {
     right = merge(make_node(b, value_before_b), right);
@@ -357,9 +355,8 @@ Planner::SpanId Planner::reserve(Time start, Time duration, std::int64_t size) {
   const Time end = duration >= kTimeInfinity - start ? kTimeInfinity : start + duration;
   const std::int64_t m = min_free(start, end);
   if (m < size) {
-    throw std::logic_error("planner: reserving " + std::to_string(size) + " units over [" +
-                           std::to_string(start) + ", " + std::to_string(end) + ") but only " +
-                           std::to_string(m) + " are free there");
+    throw std::logic_error("planner: reserving " + std::to_string(size) + " units over [" + std::to_string(start) +
+                           ", " + std::to_string(end) + ") but only " + std::to_string(m) + " are free there");
   }
   add(start, end, -size);
   const std::uint32_t slot = take_span_slot();

@@ -72,8 +72,7 @@ class Planner {
   // [s, min(s + duration, horizon)), or `horizon` if there is none. This asks
   // "can the job start before `horizon`?" in one pass; conservative
   // compression uses it with the job's own reservation still in place.
-  Time earliest_start(std::int64_t size, Time duration, Time not_before,
-                      Time horizon = kTimeInfinity) const;
+  Time earliest_start(std::int64_t size, Time duration, Time not_before, Time horizon = kTimeInfinity) const;
 
   // Take `size` units over [start, start + duration) and return the span's
   // handle (no span when size or duration is not positive). Throws

@@ -7,8 +7,7 @@
 
 namespace los {
 
-BackfillingPolicy::BackfillingPolicy(int depth, std::string label)
-    : depth_(depth), label_(std::move(label)) {}
+BackfillingPolicy::BackfillingPolicy(int depth, std::string label) : depth_(depth), label_(std::move(label)) {}
 
 void BackfillingPolicy::add_reservation(JobId id, int size, Time start, Time duration, Planner::SpanId span) {
   reserved_[id] = Reservation{size, start, duration, next_order_, span};

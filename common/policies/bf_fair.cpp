@@ -41,8 +41,7 @@ StepResult BfFairPolicy::step(const Snapshot& snapshot) {
     }
     order.push_back({it->second, i});
   }
-  std::stable_sort(order.begin(), order.end(),
-                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::stable_sort(order.begin(), order.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
 
   StepResult result;
   int free = snapshot.free_units;
@@ -56,8 +55,6 @@ StepResult BfFairPolicy::step(const Snapshot& snapshot) {
   return result;
 }
 
-PolicyPtr make_bf_fair(const ParamValues&, RunMode) {
-  return std::make_unique<BfFairPolicy>();
-}
+PolicyPtr make_bf_fair(const ParamValues&, RunMode) { return std::make_unique<BfFairPolicy>(); }
 
 }  // namespace los

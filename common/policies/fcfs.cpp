@@ -17,8 +17,6 @@ StepResult FcfsPolicy::step(const Snapshot& snapshot) {
   return result;
 }
 
-PolicyPtr make_fcfs(const ParamValues&, RunMode) {
-  return std::make_unique<FcfsPolicy>();
-}
+PolicyPtr make_fcfs(const ParamValues&, RunMode) { return std::make_unique<FcfsPolicy>(); }
 
 }  // namespace los

@@ -319,7 +319,8 @@ bool GangPolicy::schedule_backfill(const Snapshot& s) {
       int best = -1;
       for (std::size_t r = 0; r < rows; ++r) {
         if (static_cast<int>(r) == skip || !fits_now(r, job, d)) continue;
-        if (best < 0 || matrix_->free_count(static_cast<int>(r)) < matrix_->free_count(best)) best = static_cast<int>(r);
+        if (best < 0 || matrix_->free_count(static_cast<int>(r)) < matrix_->free_count(best))
+          best = static_cast<int>(r);
       }
       return best;
     };
@@ -620,22 +621,22 @@ StepResult GangPolicy::step(const Snapshot& s) {
     } else if (options_.backfill) {
       replan_overruns(now);
     }
-    matrix_->remove_replicas();                       // CleanMatrix
-    compact(now);                                     // CompactMatrix / CollapseMatrix-1
+    matrix_->remove_replicas();  // CleanMatrix
+    compact(now);                // CompactMatrix / CollapseMatrix-1
     if (rebuild) {
-      rebuild_plans(now, false);                      // the queue is re-planned from scratch
+      rebuild_plans(now, false);  // the queue is re-planned from scratch
     } else if (options_.backfill) {
       compress_freed(now);
     }
     bool waiting = options_.backfill ? schedule_backfill(s) : schedule_gang(s);  // Schedule-1
     const bool migrating = options_.migrate && options_.max_tasks != 0;
     if (migrating && (waiting || options_.migrate_idle)) {
-      collapse_with_migration(now);                   // CollapseMatrix-2
+      collapse_with_migration(now);  // CollapseMatrix-2
       if (options_.backfill) compress_freed(now);
       waiting = options_.backfill ? schedule_backfill(s) : schedule_gang(s);  // Schedule-2
     }
-    fill();                                           // FillMatrix-1
-    if (migrating) fill_with_migration();             // FillMatrix-2
+    fill();                                // FillMatrix-1
+    if (migrating) fill_with_migration();  // FillMatrix-2
   }
   advance_slice(now, idle_before);
   StepResult result;

@@ -62,15 +62,15 @@
 namespace los {
 
 struct GangOptions {
-  int mpl = 5;               // rows of the matrix (multiprogramming level)
-  Time slice = 200;          // seconds
-  double cs_percent = 0;     // context-switch stall, % of the slice
-  bool charge_start = true;  // first starts pay the switch-in stall too
-  bool backfill = false;     // BGS / MBGS
-  bool migrate = false;      // MGS / MBGS
-  Time migration_cost = 10;  // C: seconds per migrated job (checkpoint + restart)
-  long long max_tasks = 64;  // Q: tasks migrated per slice; -1 unlimited
-  bool migrate_idle = false; // run CollapseMatrix-2 even with no job waiting
+  int mpl = 5;                // rows of the matrix (multiprogramming level)
+  Time slice = 200;           // seconds
+  double cs_percent = 0;      // context-switch stall, % of the slice
+  bool charge_start = true;   // first starts pay the switch-in stall too
+  bool backfill = false;      // BGS / MBGS
+  bool migrate = false;       // MGS / MBGS
+  Time migration_cost = 10;   // C: seconds per migrated job (checkpoint + restart)
+  long long max_tasks = 64;   // Q: tasks migrated per slice; -1 unlimited
+  bool migrate_idle = false;  // run CollapseMatrix-2 even with no job waiting
   // BGS / MBGS: false keeps reservations across events and compresses them
   // (never later; bgs with mpl=1 is conservative); true is the spec's §2.4
   // default: every event drops all reservations and re-plans the queue in

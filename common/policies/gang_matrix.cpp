@@ -12,7 +12,8 @@ GangMatrix::GangMatrix(int rows, int columns)
       columns_(columns),
       cells_(static_cast<std::size_t>(rows) * static_cast<std::size_t>(columns), kNoJob),
       free_(static_cast<std::size_t>(rows), columns) {
-  if (rows < 1 || rows > 64) throw std::invalid_argument("gang matrix: rows must be in [1, 64], got " + std::to_string(rows));
+  if (rows < 1 || rows > 64)
+    throw std::invalid_argument("gang matrix: rows must be in [1, 64], got " + std::to_string(rows));
   if (columns < 1) throw std::invalid_argument("gang matrix: columns must be positive, got " + std::to_string(columns));
 }
 

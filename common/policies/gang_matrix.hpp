@@ -72,8 +72,8 @@ class GangMatrix {
   struct Entry {
     int size;
     int home;
-    std::uint64_t rows;  // bit r: present in row r
-    std::uint64_t order; // placement order
+    std::uint64_t rows;   // bit r: present in row r
+    std::uint64_t order;  // placement order
     std::vector<int> cols;
   };
 

@@ -3,10 +3,6 @@
 #include <algorithm>
 
 namespace los {
-namespace {
-
-}  // namespace
-
 std::int64_t los_slowdown_merit(Time now, Time submit, Time estimate) {
   const Time d = planned_duration(estimate);
   const Time wait = std::max<Time>(now - submit, 0);
@@ -66,8 +62,8 @@ StepResult LosPolicy::step(const Snapshot& snapshot) {
   Time shadow = kTimeInfinity;
   std::int64_t extra = 0;
   next_eligible();
-  const bool blocked = pos < queue.size() && queue[pos].size > free_now &&
-                       (options_.head == LosHead::Loop || result.decisions.empty());
+  const bool blocked =
+      pos < queue.size() && queue[pos].size > free_now && (options_.head == LosHead::Loop || result.decisions.empty());
   if (blocked) {
     const Job& head = queue[pos];
     shadow = profile_.planner().earliest_start(head.size, 1, now);
@@ -89,7 +85,9 @@ StepResult LosPolicy::step(const Snapshot& snapshot) {
     LosCandidate c;
     c.size = j.size;
     c.ssize = (shadow >= kTimeInfinity || now + d <= shadow) ? 0 : j.size;
-    c.merit = options_.merit == LosMerit::MaxJobs ? 1 : merit_slowdown ? los_slowdown_merit(now, j.submit, j.estimate) : 0;
+    c.merit = options_.merit == LosMerit::MaxJobs ? 1
+              : merit_slowdown                    ? los_slowdown_merit(now, j.submit, j.estimate)
+                                                  : 0;
     problem_.jobs.push_back(c);
     candidates_.push_back(&j);
   }
@@ -131,9 +129,7 @@ const ParamTable& los_parameters() {
 
 PolicyPtr make_los(const ParamValues& values, RunMode) { return make_variant(values, true, LosMerit::None); }
 PolicyPtr make_los_basic(const ParamValues& values, RunMode) { return make_variant(values, false, LosMerit::None); }
-PolicyPtr make_los_maxjobs(const ParamValues& values, RunMode) {
-  return make_variant(values, true, LosMerit::MaxJobs);
-}
+PolicyPtr make_los_maxjobs(const ParamValues& values, RunMode) { return make_variant(values, true, LosMerit::MaxJobs); }
 PolicyPtr make_los_maxsd(const ParamValues& values, RunMode) {
   return make_variant(values, true, LosMerit::MaxSlowdown);
 }

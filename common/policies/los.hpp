@@ -30,8 +30,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "policies/los_dp.hpp"
 #include "planner/running_profile.hpp"
+#include "policies/los_dp.hpp"
 #include "policy/policy.hpp"
 
 namespace los {
@@ -63,8 +63,8 @@ class LosPolicy final : public Policy {
 
   LosOptions options_;
   std::string label_;
-  RunningProfile profile_;  // running jobs (and this step's starts) only
-  std::vector<PlannedStart> reservation_;           // the blocked head's shadow time, if any
+  RunningProfile profile_;                 // running jobs (and this step's starts) only
+  std::vector<PlannedStart> reservation_;  // the blocked head's shadow time, if any
   // Scratch reused between steps.
   LosProblem problem_;
   std::vector<const Job*> candidates_;

@@ -79,8 +79,10 @@ class PrefixSums {
 class MeritMarkers {
  public:
   MeritMarkers(const std::vector<ClassJob>& jobs, std::int64_t target)
-      : bits_(static_cast<std::size_t>(target) + 1), words_(words_for(bits_)),
-        bypass_(jobs.size() * words_, 0), select_(jobs.size() * words_, 0) {
+      : bits_(static_cast<std::size_t>(target) + 1),
+        words_(words_for(bits_)),
+        bypass_(jobs.size() * words_, 0),
+        select_(jobs.size() * words_, 0) {
     std::vector<std::int64_t> best(bits_, kUnreachable), next(bits_);
     best[0] = 0;
     for (std::size_t t = 0; t < jobs.size(); ++t) {
@@ -102,8 +104,12 @@ class MeritMarkers {
     value_ = best[bits_ - 1];
   }
   // t is 1-based: member t of the class.
-  bool bypass_ok(std::size_t t, std::int64_t x) const { return test_bit(bypass_.data() + (t - 1) * words_, static_cast<std::size_t>(x)); }
-  bool select_ok(std::size_t t, std::int64_t x) const { return test_bit(select_.data() + (t - 1) * words_, static_cast<std::size_t>(x)); }
+  bool bypass_ok(std::size_t t, std::int64_t x) const {
+    return test_bit(bypass_.data() + (t - 1) * words_, static_cast<std::size_t>(x));
+  }
+  bool select_ok(std::size_t t, std::int64_t x) const {
+    return test_bit(select_.data() + (t - 1) * words_, static_cast<std::size_t>(x));
+  }
   std::int64_t value() const { return value_; }  // best merit summing exactly to target
 
  private:
@@ -132,7 +138,9 @@ void trace_class(const std::vector<ClassJob>& jobs, std::int64_t x, LosTraceback
 }  // namespace
 
 LosTable::LosTable(std::size_t rows, int free_now, int extra)
-    : rows_(rows), n_(free_now), extra_(extra),
+    : rows_(rows),
+      n_(free_now),
+      extra_(extra),
       cells_(rows * static_cast<std::size_t>(free_now + 1) * static_cast<std::size_t>(extra + 1)) {}
 
 void validate(const LosProblem& p) {
@@ -156,7 +164,9 @@ LosSelection los_select_table(const LosProblem& p, LosTable* table) {
   const int n = p.free_now;
   const int K = p.extra;
   const std::size_t plane = static_cast<std::size_t>(n + 1) * static_cast<std::size_t>(K + 1);
-  auto ix = [K](int j, int k) { return static_cast<std::size_t>(j) * static_cast<std::size_t>(K + 1) + static_cast<std::size_t>(k); };
+  auto ix = [K](int j, int k) {
+    return static_cast<std::size_t>(j) * static_cast<std::size_t>(K + 1) + static_cast<std::size_t>(k);
+  };
   // Two rows of values and every marker: the trace-back needs only markers.
   std::vector<LosCell> prev(plane), cur(plane);
   std::vector<std::uint8_t> marks((q + 1) * plane, 0);
@@ -188,7 +198,8 @@ LosSelection los_select_table(const LosProblem& p, LosTable* table) {
           }
         }
         cur[ix(j, k)] = c;
-        marks[i * plane + ix(j, k)] = static_cast<std::uint8_t>((c.selected ? kSelected : 0) | (c.bypassed ? kBypassed : 0));
+        marks[i * plane + ix(j, k)] =
+            static_cast<std::uint8_t>((c.selected ? kSelected : 0) | (c.bypassed ? kBypassed : 0));
         if (table) table->at(i, j, k) = c;
       }
     }

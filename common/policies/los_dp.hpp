@@ -43,9 +43,9 @@ namespace los {
 enum class LosTraceback { BypassedFirst, SelectedFirst };
 
 struct LosCandidate {
-  int size = 0;             // >= 1
-  int ssize = 0;            // 0 or size
-  std::int64_t merit = 0;   // >= 0; maximized among sets of equal (util, sutil)
+  int size = 0;            // >= 1
+  int ssize = 0;           // 0 or size
+  std::int64_t merit = 0;  // >= 0; maximized among sets of equal (util, sutil)
 };
 
 struct LosProblem {

@@ -89,8 +89,8 @@ StepResult TabuPolicy::step(const Snapshot& snapshot) {
       ++stats_.searches;
       // The wall-clock cap applies live only: a simulation counts
       // iterations, so every run is reproducible.
-      const TabuSearchLimits limits = tabu_search_limits(options_.budget, plan_.movable().size(),
-                                                         mode_ == RunMode::Live, options_.time_limit);
+      const TabuSearchLimits limits =
+          tabu_search_limits(options_.budget, plan_.movable().size(), mode_ == RunMode::Live, options_.time_limit);
       tabu_search(plan_, now, limits.iterations, options_.tabu_size, options_.safe, rng_, limits.deadline, stats_);
     }
     next_search_ = (now / options_.period + 1) * options_.period;

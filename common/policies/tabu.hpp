@@ -35,11 +35,11 @@ class TabuPolicy final : public Policy {
  public:
   struct Options {
     bool safe = false;
-    Time period = 300;           // seconds between searches; 0: never search
-    std::int64_t budget = 2;     // iterations per waiting job
+    Time period = 300;        // seconds between searches; 0: never search
+    std::int64_t budget = 2;  // iterations per waiting job
     std::size_t tabu_size = 10;
     std::uint64_t seed = 1;
-    double time_limit = 2.0;     // wall-clock seconds per search, live only
+    double time_limit = 2.0;  // wall-clock seconds per search, live only
   };
 
   // `label` is the canonical spelling name() returns; `mode` Live lets the

@@ -114,8 +114,7 @@ TabuScore::Delta TabuScore::evaluate(const std::vector<TabuStartChange>& changes
   return d;
 }
 
-void TabuScore::accept(const std::vector<TabuStartChange>& changes, const Delta& delta,
-                       const TabuCriteria& candidate) {
+void TabuScore::accept(const std::vector<TabuStartChange>& changes, const Delta& delta, const TabuCriteria& candidate) {
   apply(changes);
   current_ = candidate;
   wait_sum_ += delta.wait;

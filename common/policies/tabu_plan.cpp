@@ -84,7 +84,8 @@ Time TabuPlan::first_running_end() const {
   return running_by_end_.empty() ? kTimeInfinity : running_by_end_.begin()->first;
 }
 
-void TabuPlan::replay(std::vector<Entry>& list, std::size_t from, FreeAt& free, std::vector<TabuStartChange>* journal) const {
+void TabuPlan::replay(std::vector<Entry>& list, std::size_t from, FreeAt& free,
+                      std::vector<TabuStartChange>* journal) const {
   for (std::size_t i = from; i < list.size(); ++i) {
     Entry& e = list[i];
     const Time s = free.kth(e.size);
@@ -108,11 +109,12 @@ void TabuPlan::free_before(std::size_t pos, FreeAt& free) const {
     marks_valid_ = true;
   }
   free.assign(marks_[pos / kMarkEvery]);
-  for (std::size_t i = pos - pos % kMarkEvery; i < pos; ++i) free.place(list_[i].size, list_[i].start + list_[i].duration);
+  for (std::size_t i = pos - pos % kMarkEvery; i < pos; ++i)
+    free.place(list_[i].size, list_[i].start + list_[i].duration);
 }
 
 std::pair<std::size_t, Time> TabuPlan::earliest_insert(const std::vector<Entry>& list, int size, Time duration,
-                                                        Time give_up) const {
+                                                       Time give_up) const {
   // The spec's exact insertion (2.4) in one forward pass. At position i the
   // job X starts at s_i, the size-th smallest free time before i, and s_i
   // never decreases with i; the answer is the first position where X delays

@@ -27,10 +27,10 @@
 #include <utility>
 #include <vector>
 
-#include "policy/policy.hpp"
 #include "planner/free_at.hpp"
 #include "planner/planner.hpp"
 #include "policies/tabu_criteria.hpp"
+#include "policy/policy.hpp"
 
 namespace los {
 
@@ -39,7 +39,7 @@ class TabuPlan {
  public:
   struct Entry {
     JobId id;
-    int user;      // index into the user table
+    int user;  // index into the user table
     int size;
     Time submit;
     Time duration;
@@ -149,8 +149,7 @@ class TabuPlan {
   // Replays `list` from position `from` on, `free` holding the units' free
   // times before that position: sets every start, journals the changes (if
   // `journal`).
-  void replay(std::vector<Entry>& list, std::size_t from, FreeAt& free,
-              std::vector<TabuStartChange>* journal) const;
+  void replay(std::vector<Entry>& list, std::size_t from, FreeAt& free, std::vector<TabuStartChange>* journal) const;
   // The free times before position `pos` of the current list, into `free`
   // (from the nearest mark: the prefix of a list that did not change is not
   // replayed again).

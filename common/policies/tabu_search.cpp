@@ -16,15 +16,15 @@ void TabuList::add(JobId id) {
 TabuSearchLimits tabu_search_limits(std::int64_t budget, std::size_t movable, bool live, double time_limit) {
   TabuSearchLimits limits{budget * static_cast<std::int64_t>(movable), std::chrono::steady_clock::time_point::max()};
   if (live && time_limit > 0) {
-    limits.deadline = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                                                             std::chrono::duration<double>(time_limit));
+    limits.deadline =
+        std::chrono::steady_clock::now() +
+        std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(time_limit));
   }
   return limits;
 }
 
 std::int64_t tabu_search(TabuPlan& plan, Time now, std::int64_t iterations, std::size_t tabu_size, bool safe,
-                         std::mt19937_64& rng, std::chrono::steady_clock::time_point deadline,
-                         TabuSearchStats& stats) {
+                         std::mt19937_64& rng, std::chrono::steady_clock::time_point deadline, TabuSearchStats& stats) {
   if (plan.movable().size() < 2) return 0;
   plan.advance_to(now);
   plan.prepare();

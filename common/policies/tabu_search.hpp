@@ -54,7 +54,6 @@ TabuSearchLimits tabu_search_limits(std::int64_t budget, std::size_t movable, bo
 // Algorithm 2 on the plan: `iterations` moves, stopping early at `deadline`
 // (if it is not the max time point). Returns the moves accepted.
 std::int64_t tabu_search(TabuPlan& plan, Time now, std::int64_t iterations, std::size_t tabu_size, bool safe,
-                         std::mt19937_64& rng, std::chrono::steady_clock::time_point deadline,
-                         TabuSearchStats& stats);
+                         std::mt19937_64& rng, std::chrono::steady_clock::time_point deadline, TabuSearchStats& stats);
 
 }  // namespace los

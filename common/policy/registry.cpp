@@ -29,12 +29,12 @@ const std::vector<PolicyInfo>& policy_catalog() {
        "LOS: start the set of waiting jobs that fills the most free units now without delaying the head's "
        "reservation",
        los_parameters, make_los},
-      {"los-basic", "LOS, basic 2-D algorithm: only jobs that end by the head's shadow time may start",
-       los_parameters, make_los_basic},
+      {"los-basic", "LOS, basic 2-D algorithm: only jobs that end by the head's shadow time may start", los_parameters,
+       make_los_basic},
       {"los-maxjobs", "LOS, ties between equally packing sets go to the set with the most jobs", los_parameters,
        make_los_maxjobs},
-      {"los-maxsd", "LOS, ties between equally packing sets go to the largest total expected slowdown",
-       los_parameters, make_los_maxsd},
+      {"los-maxsd", "LOS, ties between equally packing sets go to the largest total expected slowdown", los_parameters,
+       make_los_maxsd},
       {"gang", "gang scheduling (Ousterhout matrix): FCFS into rows, compaction, replication into holes",
        gang_parameters, make_gang},
       {"bgs", "gang scheduling with conservative backfilling inside each row (estimates x MPL)", bgs_parameters,
@@ -78,7 +78,8 @@ std::string policy_catalog_text() {
   for (const PolicyInfo& p : policy_catalog()) {
     // Appended piece by piece: GCC 12 warns (-Wrestrict, a false positive) on chained operator+.
     out.append(p.name).append("\n    ").append(p.summary).append("\n");
-    if (!p.parameters().params().empty()) out.append("    parameters (default):\n").append(p.parameters().help("      "));
+    if (!p.parameters().params().empty())
+      out.append("    parameters (default):\n").append(p.parameters().help("      "));
   }
   return out;
 }

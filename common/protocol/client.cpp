@@ -141,7 +141,8 @@ bool Client::closed_by_peer(std::chrono::milliseconds wait) {
   std::uint8_t sink[4096];
   while (std::chrono::steady_clock::now() < deadline) {
     pollfd p{fd_, POLLIN, 0};
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
     const int ready = ::poll(&p, 1, static_cast<int>(std::max<std::int64_t>(1, left.count())));
     if (ready <= 0) continue;
     const ssize_t got = ::recv(fd_, sink, sizeof(sink), 0);

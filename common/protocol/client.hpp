@@ -22,8 +22,7 @@ class ClientError : public std::runtime_error {
 // The daemon answered with an ERROR frame.
 class RemoteError : public std::runtime_error {
  public:
-  RemoteError(std::uint16_t code, const std::string& message)
-      : std::runtime_error(message), code_(code) {}
+  RemoteError(std::uint16_t code, const std::string& message) : std::runtime_error(message), code_(code) {}
   std::uint16_t code() const { return code_; }
 
  private:

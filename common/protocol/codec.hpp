@@ -176,7 +176,7 @@ Plan decode_plan(std::span<const std::uint8_t> payload);
 std::vector<PredictedStart> decode_starts(std::span<const std::uint8_t> payload);
 SetPolicy decode_set_policy(std::span<const std::uint8_t> payload);
 SetPolicyOk decode_set_policy_ok(std::span<const std::uint8_t> payload);
-void decode_query_status(std::span<const std::uint8_t> payload);  // checks it is empty
+void decode_query_status(std::span<const std::uint8_t> payload);            // checks it is empty
 std::string decode_query_partition(std::span<const std::uint8_t> payload);  // QUERY_PLAN / QUERY_STARTS
 
 // The message type's name for logs and errors ("SNAPSHOT", "type 77").

@@ -63,7 +63,8 @@ ShapeFit simulate_submission(Policy& scheduler, const Snapshot& snapshot, const 
     while (!ends.empty() && ends.begin()->first <= s.now) {
       const JobId id = ends.begin()->second;
       ends.erase(ends.begin());
-      const auto r = std::find_if(s.running.begin(), s.running.end(), [&](const RunningJob& x) { return x.job.id == id; });
+      const auto r =
+          std::find_if(s.running.begin(), s.running.end(), [&](const RunningJob& x) { return x.job.id == id; });
       s.free_units += r->job.size;
       s.events.push_back({SnapshotEvent::Kind::Ended, id, r->job.size, r->start, r->job.estimate});
       if (r != s.running.end() - 1) *r = std::move(s.running.back());

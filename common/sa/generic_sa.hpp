@@ -38,9 +38,9 @@ Job job_in_shape(const Job& job, const Shape& shape);
 // policy running the partition, in the state it was after its last step;
 // it is copied, never changed.
 template <class Scheduler>
-  requires std::derived_from<Scheduler, Policy> && std::copy_constructible<Scheduler>
-std::optional<ShapeChoice> choose_shape_by_simulation(const Scheduler& scheduler, const Snapshot& snapshot,
-                                                      const Job& job, const std::vector<Shape>& shapes) {
+requires std::derived_from<Scheduler, Policy> && std::copy_constructible<Scheduler> std::optional<ShapeChoice>
+choose_shape_by_simulation(const Scheduler& scheduler, const Snapshot& snapshot, const Job& job,
+                           const std::vector<Shape>& shapes) {
   std::vector<ShapeFit> fits;
   fits.reserve(shapes.size());
   for (const Shape& shape : shapes) {

@@ -6,8 +6,7 @@
 
 namespace los {
 
-Time earliest_fit(const std::vector<AvailabilitySlot>& slots, std::int64_t nodes, Time duration,
-                  Time not_before) {
+Time earliest_fit(const std::vector<AvailabilitySlot>& slots, std::int64_t nodes, Time duration, Time not_before) {
   // Walk maximal runs of consecutive slots with free >= nodes; a run admits
   // the job iff it is at least `duration` long, and then its (clipped) start
   // is the earliest start inside it. Runs are met in time order, so the first

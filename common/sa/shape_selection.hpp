@@ -49,8 +49,7 @@ struct ShapeChoice {
 // on an availability list (sorted, contiguous slots, the last ending at
 // kTimeInfinity, as Planner::slots() returns). kTimeInfinity if no such t
 // (more nodes than the list ever has free). O(slots).
-Time earliest_fit(const std::vector<AvailabilitySlot>& slots, std::int64_t nodes, Time duration,
-                  Time not_before);
+Time earliest_fit(const std::vector<AvailabilitySlot>& slots, std::int64_t nodes, Time duration, Time not_before);
 
 // The first fit of every shape, in candidate order. Throws
 // std::invalid_argument naming the shape if nodes < 1 or request < 1.

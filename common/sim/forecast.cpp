@@ -47,9 +47,9 @@ std::vector<Time> forecast_starts(const Snapshot& snapshot, const std::string& p
   const Time limit = s.now > kTimeInfinity - options.horizon ? kTimeInfinity : s.now + options.horizon;
 
   using Kind = SnapshotEvent::Kind;
-  const auto deadline = std::chrono::steady_clock::now() +
-                        std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                            std::chrono::duration<double>(options.max_seconds));
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                             std::chrono::duration<double>(options.max_seconds));
   for (std::size_t step = 0; step < options.max_steps && !s.queue.empty(); ++step) {
     if (std::chrono::steady_clock::now() > deadline) break;
     const StepResult result = policy->step(s);
@@ -86,8 +86,8 @@ std::vector<Time> forecast_starts(const Snapshot& snapshot, const std::string& p
         case Decision::Kind::Suspend:
         case Decision::Kind::Resume:
         case Decision::Kind::Requeue: {
-          const auto run = std::find_if(s.running.begin(), s.running.end(),
-                                        [&](const RunningJob& r) { return r.job.id == d.job; });
+          const auto run =
+              std::find_if(s.running.begin(), s.running.end(), [&](const RunningJob& r) { return r.job.id == d.job; });
           if (run == s.running.end()) throw std::logic_error(what(*policy, s.now, d.job) + ": job is not running");
           Progress& p = progress.at(d.job);
           const int size = run->job.size;
@@ -134,8 +134,8 @@ std::vector<Time> forecast_starts(const Snapshot& snapshot, const std::string& p
     while (!ends.empty() && ends.begin()->first <= s.now) {
       const JobId id = ends.begin()->second;
       ends.erase(ends.begin());
-      const auto run = std::find_if(s.running.begin(), s.running.end(),
-                                    [&](const RunningJob& r) { return r.job.id == id; });
+      const auto run =
+          std::find_if(s.running.begin(), s.running.end(), [&](const RunningJob& r) { return r.job.id == id; });
       s.free_units += run->job.size;
       s.events.push_back({Kind::Ended, id, run->job.size, run->start, run->job.estimate});
       progress.erase(id);

@@ -15,8 +15,8 @@ void InvariantChecker::after_step(const Snapshot& snapshot, const StepResult& /*
 }
 
 std::vector<std::string> InvariantChecker::check(const SimResult& r, bool kill_at_estimate, std::size_t limit) const {
-  std::vector<std::string> v(step_violations_.begin(),
-                             step_violations_.begin() + static_cast<std::ptrdiff_t>(std::min(limit, step_violations_.size())));
+  std::vector<std::string> v(step_violations_.begin(), step_violations_.begin() + static_cast<std::ptrdiff_t>(std::min(
+                                                                                      limit, step_violations_.size())));
   auto add = [&](std::string s) {
     if (v.size() < limit) v.push_back(std::move(s));
   };
@@ -26,7 +26,8 @@ std::vector<std::string> InvariantChecker::check(const SimResult& r, bool kill_a
       add(id + " never ran");
       continue;
     }
-    if (o.start < o.job.submit) add(id + " starts at " + std::to_string(o.start) + " before its submit time " + std::to_string(o.job.submit));
+    if (o.start < o.job.submit)
+      add(id + " starts at " + std::to_string(o.start) + " before its submit time " + std::to_string(o.job.submit));
     if (o.end < o.start) add(id + " ends before it starts");
     if (kill_at_estimate) {
       const auto it = first_promise_.find(o.job.id);

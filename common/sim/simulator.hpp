@@ -50,10 +50,10 @@ struct SimOptions {
 // What happened to one job.
 struct JobOutcome {
   Job job;
-  Time start = -1;        // first start
+  Time start = -1;  // first start
   Time end = -1;
-  Time executed = 0;      // dedicated run time actually done
-  bool killed = false;    // stopped at its estimate
+  Time executed = 0;    // dedicated run time actually done
+  bool killed = false;  // stopped at its estimate
   int suspensions = 0;
 
   Time wait() const { return start - job.submit; }
@@ -64,17 +64,17 @@ struct SimResult {
   std::string policy;
   std::string workload;
   int units = 0;
-  std::size_t dropped = 0;          // jobs the workload's cleaning dropped
-  std::vector<JobOutcome> jobs;     // in workload order
+  std::size_t dropped = 0;       // jobs the workload's cleaning dropped
+  std::vector<JobOutcome> jobs;  // in workload order
   // Integrals over simulated time, in unit-seconds.
-  double idle_while_waiting = 0;    // free units while some job waits (loss of capacity)
-  double overhead = 0;              // units executing but paying overhead
+  double idle_while_waiting = 0;  // free units while some job waits (loss of capacity)
+  double overhead = 0;            // units executing but paying overhead
   // Units executing but paying overhead while some job waits: with
   // idle_while_waiting, the loss of capacity of time sharing (a job the
   // policy has admitted to its matrix does not count as waiting).
   double overhead_while_waiting = 0;
   std::size_t steps = 0;
-  double queue_length_sum = 0;      // summed over steps (mean queue = sum / steps)
+  double queue_length_sum = 0;  // summed over steps (mean queue = sum / steps)
   std::size_t suspensions = 0;
   double wall_seconds = 0;
 };

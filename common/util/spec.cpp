@@ -181,8 +181,8 @@ ParamValues ParamTable::read(const Spec& spec, SpecKind kind) const {
       case Param::Type::Integer: {
         long long x = 0;
         const auto r = std::from_chars(text.data(), text.data() + text.size(), x);
-        if (r.ec == std::errc::result_out_of_range || (r.ec == std::errc() && r.ptr == text.data() + text.size() &&
-                                                      (x < p.min || x > p.max))) {
+        if (r.ec == std::errc::result_out_of_range ||
+            (r.ec == std::errc() && r.ptr == text.data() + text.size() && (x < p.min || x > p.max))) {
           throw fail("must be in [" + std::to_string(static_cast<long long>(p.min)) + ", " +
                      std::to_string(static_cast<long long>(p.max)) + "], got " + text);
         }

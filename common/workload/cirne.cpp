@@ -16,7 +16,7 @@ namespace {
 // no polynomial is a daily cycle (SDSC and KTH are negative all day), read
 // reversed all four are (see ../shared/specs/sa-moldability.md, section 3.2).
 constexpr std::array<double, 13> kAnl = {0.17191, -0.66152, 2.2601, 62.485, -93.266, -1349.0, 895.15,
-                                          11761,   -2922.9,  -45317, 866.10, 64174,   7166.5};
+                                         11761,   -2922.9,  -45317, 866.10, 64174,   7166.5};
 constexpr std::array<double, 9> kCtc = {0.56501, 0.76455, -9.6309, -3.6628, 81.612, 8.4442, -258.51, -25.820, 254.04};
 constexpr std::array<double, 14> kKth = {0.097106, 0.022406, 1.9175, 8.3039, -134.82, -221.65, 2154.0,
                                          2380.9,   -15113,   -12611, 49406,  32553,   -61444,  -32683};
@@ -63,11 +63,16 @@ int power_of_two_within(int n, int nodes) {
 
 CirneSite site_of(CirneOptions::Arrival a, int drawn) {
   switch (a) {
-    case CirneOptions::Arrival::ANL: return CirneSite::ANL;
-    case CirneOptions::Arrival::CTC: return CirneSite::CTC;
-    case CirneOptions::Arrival::KTH: return CirneSite::KTH;
-    case CirneOptions::Arrival::SDSC: return CirneSite::SDSC;
-    case CirneOptions::Arrival::Random: break;
+    case CirneOptions::Arrival::ANL:
+      return CirneSite::ANL;
+    case CirneOptions::Arrival::CTC:
+      return CirneSite::CTC;
+    case CirneOptions::Arrival::KTH:
+      return CirneSite::KTH;
+    case CirneOptions::Arrival::SDSC:
+      return CirneSite::SDSC;
+    case CirneOptions::Arrival::Random:
+      break;
   }
   return static_cast<CirneSite>(drawn);
 }
@@ -201,20 +206,28 @@ std::size_t attainable_sizes(const MoldableJob& m, int user_size, int nodes) {
 
 std::string to_string(CirneSite site) {
   switch (site) {
-    case CirneSite::ANL: return "ANL";
-    case CirneSite::CTC: return "CTC";
-    case CirneSite::KTH: return "KTH";
-    case CirneSite::SDSC: return "SDSC";
+    case CirneSite::ANL:
+      return "ANL";
+    case CirneSite::CTC:
+      return "CTC";
+    case CirneSite::KTH:
+      return "KTH";
+    case CirneSite::SDSC:
+      return "SDSC";
   }
   return "?";
 }
 
 int cirne_site_processors(CirneSite site) {
   switch (site) {
-    case CirneSite::ANL: return 120;
-    case CirneSite::CTC: return 430;
-    case CirneSite::KTH: return 100;
-    case CirneSite::SDSC: return 128;
+    case CirneSite::ANL:
+      return 120;
+    case CirneSite::CTC:
+      return 430;
+    case CirneSite::KTH:
+      return 100;
+    case CirneSite::SDSC:
+      return 128;
   }
   return 1;
 }
@@ -222,10 +235,14 @@ int cirne_site_processors(CirneSite site) {
 double cirne_arrival_polynomial(CirneSite site, double minute_of_day) {
   const double ms = minute_of_day / kMinutesPerDay - 0.5;
   switch (site) {
-    case CirneSite::ANL: return horner(kAnl, ms);
-    case CirneSite::CTC: return horner(kCtc, ms);
-    case CirneSite::KTH: return horner(kKth, ms);
-    case CirneSite::SDSC: return horner(kSdsc, ms);
+    case CirneSite::ANL:
+      return horner(kAnl, ms);
+    case CirneSite::CTC:
+      return horner(kCtc, ms);
+    case CirneSite::KTH:
+      return horner(kKth, ms);
+    case CirneSite::SDSC:
+      return horner(kSdsc, ms);
   }
   return 0;
 }

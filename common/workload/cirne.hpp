@@ -43,7 +43,7 @@ int closest_power_of_two(int n);
 
 struct CirneOptions {
   std::size_t jobs = 10000;
-  int nodes = 500;                   // P: the simulated machine (500 in the thesis)
+  int nodes = 500;  // P: the simulated machine (500 in the thesis)
   std::uint64_t seed = 1;
 
   // Rigid model.
@@ -52,14 +52,14 @@ struct CirneOptions {
   double load = 1.0;                  // kappa_L: multiplies the arrival rate and every requested time
   double rate_divisor = 1.0;          // divides the polynomials' rate (the thesis uses them as is: 1)
   enum class Cancel { Truncate, Ignore, Drop };
-  Cancel cancel = Cancel::Truncate;   // how a cancellation reaches a workload without cancel events
+  Cancel cancel = Cancel::Truncate;  // how a cancellation reaches a workload without cancel events
   enum class Accuracy { Clip, Reject };
-  Accuracy accuracy = Accuracy::Clip; // Gamma(0.6, 0.6) above 1: clip to 1, or redraw
+  Accuracy accuracy = Accuracy::Clip;  // Gamma(0.6, 0.6) above 1: clip to 1, or redraw
   enum class SizeRounding { Ceil, Round };
   SizeRounding size_rounding = SizeRounding::Ceil;  // uniform-log draw to an integer size
 
   // Moldable model.
-  double sigma_scale = 1.0;           // kappa_sigma: multiplies the mean of sigma
+  double sigma_scale = 1.0;  // kappa_sigma: multiplies the mean of sigma
   enum class JointA { Slice, SliceAtLeastCmin };
   JointA joint_a = JointA::SliceAtLeastCmin;  // how A is drawn given c_min (spec S1, or S1': redrawn until A >= c_min)
   enum class NegativeSigma { Resample, Clamp };
@@ -83,21 +83,21 @@ struct MoldableJob {
   int c_min = 1;
   double A = 1;
   double sigma = 0;
-  int c_max = 1;    // usable maximum, capped at P
-  int c_u = 1;      // how many choices the user is willing to give
+  int c_max = 1;  // usable maximum, capped at P
+  int c_u = 1;    // how many choices the user is willing to give
   bool power_of_two = false;
-  double sequential_time = 0;  // L = te(1)
+  double sequential_time = 0;             // L = te(1)
   std::vector<MoldableRequest> requests;  // distinct sizes, ascending; the user's request among them
 };
 
 struct CirneWorkload {
-  Workload workload;                 // the user (rigid) requests; cancellations applied per options.cancel
-  CirneSite site = CirneSite::ANL;   // whose arrival polynomial was used
-  std::vector<Time> cancel_lag;      // per job: seconds from submission to cancellation, -1 if never
-  std::vector<Time> model_runtime;   // per job: a x tr before any cancellation
-  std::vector<double> accuracy;      // per job
-  std::vector<bool> power_of_two;    // per job: the pb draw (c_kind)
-  std::vector<MoldableJob> moldable; // per job (moldable generator only; empty for the rigid one)
+  Workload workload;                  // the user (rigid) requests; cancellations applied per options.cancel
+  CirneSite site = CirneSite::ANL;    // whose arrival polynomial was used
+  std::vector<Time> cancel_lag;       // per job: seconds from submission to cancellation, -1 if never
+  std::vector<Time> model_runtime;    // per job: a x tr before any cancellation
+  std::vector<double> accuracy;       // per job
+  std::vector<bool> power_of_two;     // per job: the pb draw (c_kind)
+  std::vector<MoldableJob> moldable;  // per job (moldable generator only; empty for the rigid one)
 };
 
 // The rigid model. Throws std::invalid_argument on a bad option.

@@ -10,12 +10,12 @@
 namespace los {
 namespace {
 
-constexpr int kBuckets = 48;                 // half hours in a day
+constexpr int kBuckets = 48;  // half hours in a day
 constexpr double kSecondsInBucket = 1800;
-constexpr int kCyclicDayStart = 11;          // the gamma CDF is fitted to a day starting at bucket 11
-constexpr double kMaxLogRuntime = 12;        // exp(12) s ~ 45 h: longer draws are redrawn
-constexpr double kMaxLogInterarrival = 13;   // exp(13) s ~ 5 days: longer draws are redrawn
-constexpr double kReferenceLog2Nodes = 7;    // the size parameters are fitted for 128 nodes
+constexpr int kCyclicDayStart = 11;         // the gamma CDF is fitted to a day starting at bucket 11
+constexpr double kMaxLogRuntime = 12;       // exp(12) s ~ 45 h: longer draws are redrawn
+constexpr double kMaxLogInterarrival = 13;  // exp(13) s ~ 5 days: longer draws are redrawn
+constexpr double kReferenceLog2Nodes = 7;   // the size parameters are fitted for 128 nodes
 
 // One stream of arrivals (the whole sample, or batch, or interactive jobs).
 class ArrivalProcess {
@@ -104,21 +104,63 @@ Time draw_runtime(const LublinStream& s, int size, Random& rng) {
 }  // namespace
 
 LublinStream lublin_typeless() {
-  return {.serial_prob = 0.244, .pow2_prob = 0.576, .ulow = 0.8, .umed = 4.5, .uhi = 7, .uprob = 0.86,
-          .a1 = 4.2, .b1 = 0.94, .a2 = 312, .b2 = 0.03, .pa = -0.0054, .pb = 0.78,
-          .aarr = 10.2303, .barr = 0.4871, .anum = 8.1737, .bnum = 3.9631, .arar = 1.0225};
+  return {.serial_prob = 0.244,
+          .pow2_prob = 0.576,
+          .ulow = 0.8,
+          .umed = 4.5,
+          .uhi = 7,
+          .uprob = 0.86,
+          .a1 = 4.2,
+          .b1 = 0.94,
+          .a2 = 312,
+          .b2 = 0.03,
+          .pa = -0.0054,
+          .pb = 0.78,
+          .aarr = 10.2303,
+          .barr = 0.4871,
+          .anum = 8.1737,
+          .bnum = 3.9631,
+          .arar = 1.0225};
 }
 
 LublinStream lublin_batch() {
-  return {.serial_prob = 0.2927, .pow2_prob = 0.6686, .ulow = 1.2, .umed = 5, .uhi = 7, .uprob = 0.875,
-          .a1 = 6.57, .b1 = 0.823, .a2 = 639.1, .b2 = 0.0156, .pa = -0.003, .pb = 0.6986,
-          .aarr = 6.0415, .barr = 0.8531, .anum = 6.1271, .bnum = 5.2740, .arar = 1.0519};
+  return {.serial_prob = 0.2927,
+          .pow2_prob = 0.6686,
+          .ulow = 1.2,
+          .umed = 5,
+          .uhi = 7,
+          .uprob = 0.875,
+          .a1 = 6.57,
+          .b1 = 0.823,
+          .a2 = 639.1,
+          .b2 = 0.0156,
+          .pa = -0.003,
+          .pb = 0.6986,
+          .aarr = 6.0415,
+          .barr = 0.8531,
+          .anum = 6.1271,
+          .bnum = 5.2740,
+          .arar = 1.0519};
 }
 
 LublinStream lublin_interactive() {
-  return {.serial_prob = 0.1541, .pow2_prob = 0.625, .ulow = 1, .umed = 3, .uhi = 5.5, .uprob = 0.705,
-          .a1 = 3.8351, .b1 = 0.6605, .a2 = 7.073, .b2 = 0.6856, .pa = -0.0118, .pb = 0.9156,
-          .aarr = 6.5510, .barr = 0.6621, .anum = 8.9186, .bnum = 3.6680, .arar = 0.9797};
+  return {.serial_prob = 0.1541,
+          .pow2_prob = 0.625,
+          .ulow = 1,
+          .umed = 3,
+          .uhi = 5.5,
+          .uprob = 0.705,
+          .a1 = 3.8351,
+          .b1 = 0.6605,
+          .a2 = 7.073,
+          .b2 = 0.6856,
+          .pa = -0.0118,
+          .pb = 0.9156,
+          .aarr = 6.5510,
+          .barr = 0.6621,
+          .anum = 8.9186,
+          .bnum = 3.6680,
+          .arar = 0.9797};
 }
 
 std::vector<double> lublin_bucket_weights(const LublinStream& s) {
@@ -146,8 +188,7 @@ LublinWorkload generate_lublin(const LublinOptions& o) {
   const bool two_types = o.parameters == LublinParameters::BatchInteractive;
   // Index 0 is the whole sample or the interactive stream, 1 the batch stream.
   const std::array<LublinStream, 2> streams = {
-      for_machine(two_types ? lublin_interactive() : lublin_typeless(), o.nodes),
-      for_machine(lublin_batch(), o.nodes)};
+      for_machine(two_types ? lublin_interactive() : lublin_typeless(), o.nodes), for_machine(lublin_batch(), o.nodes)};
 
   Random rng(o.seed);
   std::vector<ArrivalProcess> arrivals;

@@ -43,11 +43,11 @@ enum class LublinParameters { Typeless, BatchInteractive };
 
 struct LublinOptions {
   std::size_t jobs = 10000;
-  int nodes = 128;               // machine size M; log2(M) replaces log2(128) in the size model
+  int nodes = 128;  // machine size M; log2(M) replaces log2(128) in the size model
   std::uint64_t seed = 1;
   LublinParameters parameters = LublinParameters::Typeless;
-  double arrival_scale = 1.0;    // multiplies every inter-arrival time (< 1 raises the load)
-  int start_hour = 0;            // hour of day (0-23) at time 0
+  double arrival_scale = 1.0;  // multiplies every inter-arrival time (< 1 raises the load)
+  int start_hour = 0;          // hour of day (0-23) at time 0
 };
 
 // The job type as SWF's queue field records it (the reference code's convention).
@@ -56,8 +56,8 @@ inline constexpr int kLublinBatch = 1;
 inline constexpr int kLublinTypeless = -1;
 
 struct LublinWorkload {
-  Workload workload;       // estimate = run time (the model has no user estimates)
-  std::vector<int> type;   // per job: kLublinInteractive, kLublinBatch or kLublinTypeless
+  Workload workload;      // estimate = run time (the model has no user estimates)
+  std::vector<int> type;  // per job: kLublinInteractive, kLublinBatch or kLublinTypeless
 };
 
 // Generates options.jobs jobs; throws std::invalid_argument on a bad option

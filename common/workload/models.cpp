@@ -106,9 +106,7 @@ GeneratedWorkload lublin_model(const ModelSpec& spec) {
   o.jobs = c.jobs;
   o.nodes = c.nodes;
   o.seed = c.seed;
-  o.parameters = k.choice("parameters") == "typeless"
-                     ? LublinParameters::Typeless
-                     : LublinParameters::BatchInteractive;
+  o.parameters = k.choice("parameters") == "typeless" ? LublinParameters::Typeless : LublinParameters::BatchInteractive;
   o.arrival_scale = k.number("arrival-scale");
   o.start_hour = static_cast<int>(k.integer("start-hour"));
   if (o.nodes < 2) throw ModelError("model 'lublin': key 'nodes' must be at least 2, got " + std::to_string(o.nodes));
@@ -118,11 +116,10 @@ GeneratedWorkload lublin_model(const ModelSpec& spec) {
   g.spec = k.canonical(ParamValues::Spelling::EveryKey);
   g.workload = std::move(lw.workload);
   g.workload.source = "model:" + g.spec;
-  g.header = common_header(
-      std::string("Lublin-Feitelson model, ") +
-          (o.parameters == LublinParameters::Typeless ? "typeless (whole-sample) parameters"
-                                                      : "batch and interactive parameters"),
-      g.spec, g.workload);
+  g.header = common_header(std::string("Lublin-Feitelson model, ") + (o.parameters == LublinParameters::Typeless
+                                                                          ? "typeless (whole-sample) parameters"
+                                                                          : "batch and interactive parameters"),
+                           g.spec, g.workload);
   g.header.push_back("Note: requested time is -1: the model has run times but no user estimates");
   if (o.parameters == LublinParameters::BatchInteractive) {
     g.header.push_back("Note: queue number is the job type: 0 interactive, 1 batch");
@@ -157,23 +154,17 @@ GeneratedWorkload cirne_model(const ModelSpec& spec, bool moldable) {
   o.cancel = cancel == "truncate" ? CirneOptions::Cancel::Truncate
              : cancel == "ignore" ? CirneOptions::Cancel::Ignore
                                   : CirneOptions::Cancel::Drop;
-  o.accuracy = k.choice("accuracy") == "clip" ? CirneOptions::Accuracy::Clip
-                                                                   : CirneOptions::Accuracy::Reject;
-  o.size_rounding = k.choice("size-rounding") == "ceil" ? CirneOptions::SizeRounding::Ceil
-                                                                            : CirneOptions::SizeRounding::Round;
+  o.accuracy = k.choice("accuracy") == "clip" ? CirneOptions::Accuracy::Clip : CirneOptions::Accuracy::Reject;
+  o.size_rounding =
+      k.choice("size-rounding") == "ceil" ? CirneOptions::SizeRounding::Ceil : CirneOptions::SizeRounding::Round;
   if (moldable) {
     o.sigma_scale = k.number("sigma-scale");
-    o.joint_a = k.choice("joint-a") == "slice"
-                    ? CirneOptions::JointA::Slice
-                    : CirneOptions::JointA::SliceAtLeastCmin;
-    o.negative_sigma = k.choice("negative-sigma") == "resample"
-                           ? CirneOptions::NegativeSigma::Resample
-                           : CirneOptions::NegativeSigma::Clamp;
-    o.alternatives = k.choice("alternatives") == "distinct"
-                         ? CirneOptions::Alternatives::Distinct
-                         : CirneOptions::Alternatives::Draws;
-    o.spacing = k.choice("spacing") == "linear" ? CirneOptions::Spacing::Linear
-                                                                   : CirneOptions::Spacing::Log;
+    o.joint_a = k.choice("joint-a") == "slice" ? CirneOptions::JointA::Slice : CirneOptions::JointA::SliceAtLeastCmin;
+    o.negative_sigma = k.choice("negative-sigma") == "resample" ? CirneOptions::NegativeSigma::Resample
+                                                                : CirneOptions::NegativeSigma::Clamp;
+    o.alternatives = k.choice("alternatives") == "distinct" ? CirneOptions::Alternatives::Distinct
+                                                            : CirneOptions::Alternatives::Draws;
+    o.spacing = k.choice("spacing") == "linear" ? CirneOptions::Spacing::Linear : CirneOptions::Spacing::Log;
   }
 
   CirneWorkload cw = moldable ? generate_cirne_moldable(o) : generate_cirne(o);
@@ -181,10 +172,10 @@ GeneratedWorkload cirne_model(const ModelSpec& spec, bool moldable) {
   g.spec = k.canonical(ParamValues::Spelling::EveryKey);
   g.workload = std::move(cw.workload);
   g.workload.source = "model:" + g.spec;
-  g.header = common_header(std::string("Cirne-Berman ") + (moldable ? "moldable" : "rigid") + " model", g.spec,
-                           g.workload);
-  g.header.push_back("Note: arrival polynomial " + to_string(cw.site) + " (O = " +
-                     std::to_string(cirne_site_processors(cw.site)) + " processors), scaled by P/O = " +
+  g.header =
+      common_header(std::string("Cirne-Berman ") + (moldable ? "moldable" : "rigid") + " model", g.spec, g.workload);
+  g.header.push_back("Note: arrival polynomial " + to_string(cw.site) +
+                     " (O = " + std::to_string(cirne_site_processors(cw.site)) + " processors), scaled by P/O = " +
                      std::to_string(g.workload.units) + "/" + std::to_string(cirne_site_processors(cw.site)));
   g.header.push_back("Note: '; CANCEL <job> <lag>': the job is cancelled <lag> seconds after its submission (cancel=" +
                      cancel + " decides its run time here)");

@@ -39,9 +39,9 @@ ModelSpec parse_model_spec(std::string_view text);
 
 struct GeneratedWorkload {
   Workload workload;
-  std::string spec;                  // canonical: NAME then every key (defaults included), sorted
-  std::vector<std::string> header;   // SWF header lines, without the leading "; "
-  std::vector<SwfRecord> records;    // one per job of `workload`, same order
+  std::string spec;                                   // canonical: NAME then every key (defaults included), sorted
+  std::vector<std::string> header;                    // SWF header lines, without the leading "; "
+  std::vector<SwfRecord> records;                     // one per job of `workload`, same order
   std::vector<std::vector<std::string>> annotations;  // per record: extension lines written before it
 };
 

@@ -18,7 +18,8 @@ long long Random::uniform_int(long long low, long long high) {
   const std::uint64_t range = static_cast<std::uint64_t>(high - low) + 1;
   if (range == 0) return static_cast<long long>(engine_());  // the whole 64-bit range
   // Reject the top partial block so every residue is equally likely.
-  const std::uint64_t limit = std::numeric_limits<std::uint64_t>::max() - std::numeric_limits<std::uint64_t>::max() % range;
+  const std::uint64_t limit =
+      std::numeric_limits<std::uint64_t>::max() - std::numeric_limits<std::uint64_t>::max() % range;
   std::uint64_t x = engine_();
   while (x >= limit) x = engine_();
   return low + static_cast<long long>(x % range);

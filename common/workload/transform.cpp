@@ -14,7 +14,8 @@ double offered_load(const Workload& w, bool kill_at_estimate) {
   const Time span = w.jobs.back().submit - w.jobs.front().submit;
   if (span <= 0) return 0;
   double work = 0;
-  for (const Job& j : w.jobs) work += static_cast<double>(j.size) * static_cast<double>(effective_runtime(j, kill_at_estimate));
+  for (const Job& j : w.jobs)
+    work += static_cast<double>(j.size) * static_cast<double>(effective_runtime(j, kill_at_estimate));
   return work / (static_cast<double>(w.units) * static_cast<double>(span));
 }
 

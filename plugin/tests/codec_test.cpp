@@ -63,8 +63,8 @@ TEST(PluginCore, DecisionsFromLosdDecode) {
   const Bytes frame = los::protocol::encode(m, 1);
   Decs d;
   char err[256] = "";
-  ASSERT_EQ(los_decode_decisions(frame.data() + LOS_FRAME_HEADER_SIZE, frame.size() - LOS_FRAME_HEADER_SIZE, &d.d,
-                                 err, sizeof err),
+  ASSERT_EQ(los_decode_decisions(frame.data() + LOS_FRAME_HEADER_SIZE, frame.size() - LOS_FRAME_HEADER_SIZE, &d.d, err,
+                                 sizeof err),
             0)
       << err;
   EXPECT_EQ(d.d.seq, 5u);

@@ -62,7 +62,8 @@ void serve(int listen_fd, int mode, std::atomic<int>& snapshots) {
       los::protocol::DecisionsMessage m;
       m.seq = snap.seq;
       for (const auto& part : snap.partitions)
-        for (const auto& j : part.queue) m.decisions.push_back({los::Decision::Kind::Start, LOS_JOB_PENDING, part.partition, j.id, {}});
+        for (const auto& j : part.queue)
+          m.decisions.push_back({los::Decision::Kind::Start, LOS_JOB_PENDING, part.partition, j.id, {}});
       write_all(fd, los::protocol::encode(m, h.request_id));
     }
   }

@@ -6,8 +6,8 @@
 #include <poll.h>
 
 #include <algorithm>
-#include <cstdio>
 #include <cstdint>
+#include <cstdio>
 #include <iterator>
 #include <map>
 #include <string>
@@ -38,9 +38,12 @@ struct FakeJob {
 
 const char* state_name(std::uint8_t state) {
   switch (state) {
-    case LOS_JOB_PENDING: return "PENDING";
-    case LOS_JOB_RUNNING: return "RUNNING";
-    case LOS_JOB_SUSPENDED: return "SUSPENDED";
+    case LOS_JOB_PENDING:
+      return "PENDING";
+    case LOS_JOB_RUNNING:
+      return "RUNNING";
+    case LOS_JOB_SUSPENDED:
+      return "SUSPENDED";
   }
   return "COMPLETED";
 }
@@ -120,8 +123,7 @@ class FakeScheduler {
   void check_locked() {
     if (!locked_) touched_unlocked = true;
   }
-  void act(const los_job_view* view, const char* what, std::uint8_t next, const std::string& detail,
-           los_outcome* out) {
+  void act(const los_job_view* view, const char* what, std::uint8_t next, const std::string& detail, los_outcome* out) {
     check_locked();
     auto* j = static_cast<FakeJob*>(view->handle);
     if (!j->refuse.empty()) {
@@ -258,8 +260,9 @@ TEST(PluginCycle, FallbackDecidesWhileLosdIsUnreachableAndNoJobStartsTwice) {
   }
   EXPECT_EQ(sched.actions.size(), 2u);
   EXPECT_EQ(sched.lines_with("unusable").size(), 1u);  // said once per fallback episode
-  EXPECT_EQ(sched.lines_with("sched/los: skipped start of JobId=1 (fallback decision, seq 2): the job is RUNNING, "
-                             "the decision expected it pending")
+  EXPECT_EQ(sched
+                .lines_with("sched/los: skipped start of JobId=1 (fallback decision, seq 2): the job is RUNNING, "
+                            "the decision expected it pending")
                 .size(),
             1u);
   EXPECT_EQ(sched.lines_with("seq=2 by=fifo pending=3 running=0 decisions=2 started=0 skipped=2").size(), 1u);
@@ -287,15 +290,15 @@ TEST(PluginCycle, FallbackNoneLeavesTheQueueAlone) {
 TEST(PluginCycle, LosdDecisionsApplyInOrderAndRefusalsAreReported) {
   const std::string path = temp_socket("cycle-losd");
   std::vector<WireDecision> decisions = {
-      start(9),                                      // unknown job
-      start(1, {"n1", "n2"}),                        //
-      start(1, {"n3", "n4"}),                        // the same job again
+      start(9),                // unknown job
+      start(1, {"n1", "n2"}),  //
+      start(1, {"n3", "n4"}),  // the same job again
       {los::Decision::Kind::Suspend, LOS_JOB_RUNNING, "batch", 2, {}},
-      start(3, {"n3", "n4"}),                        // asks for 1 node
-      start(4),                                      // lives in another partition
-      start(5),                                      // the scheduler refuses it
-      start(6),                                      // held
-      start(los::JobId{1} << 40),                    // not a 32-bit id
+      start(3, {"n3", "n4"}),      // asks for 1 node
+      start(4),                    // lives in another partition
+      start(5),                    // the scheduler refuses it
+      start(6),                    // held
+      start(los::JobId{1} << 40),  // not a 32-bit id
   };
   FakeLosd losd(path, decisions, 5000);
   ASSERT_TRUE(losd.listening());
@@ -370,8 +373,9 @@ TEST(PluginCycle, LosdAnsweringAgainEndsTheFallbackEpisode) {
   EXPECT_EQ(sched.actions, (std::vector<std::string>{"start 1 on n1,n2", "start 2 on n3,n4", "start 3"}));
   EXPECT_EQ(cy.c.in_fallback, 0);
   EXPECT_EQ(cy.c.wakeup, 0);  // losd set no timer
-  EXPECT_EQ(sched.lines_with("I: sched/los: losd at " + path +
-                             " answers again: it decides from now on (the easy fallback started 2 jobs meanwhile)")
+  EXPECT_EQ(sched
+                .lines_with("I: sched/los: losd at " + path +
+                            " answers again: it decides from now on (the easy fallback started 2 jobs meanwhile)")
                 .size(),
             1u);
   EXPECT_EQ(sched.lines_with("seq=2 by=losd").size(), 1u);
@@ -390,9 +394,9 @@ TEST(PluginCycle, ACycleIsDueOnChangesTheIntervalAReconnectOrLosdsWakeup) {
   cy.c.conn.next_attempt_ms = 1000;
   los_cycle_saw(&cy.c, {10, 10, 10}, 20);
   EXPECT_FALSE(los_cycle_due(&cy.c, {10, 10, 10}, 0, 100, 21));
-  EXPECT_TRUE(los_cycle_due(&cy.c, {11, 10, 10}, 0, 100, 21));  // a job changed
-  EXPECT_TRUE(los_cycle_due(&cy.c, {10, 10, 12}, 0, 100, 21));  // a partition changed
-  EXPECT_TRUE(los_cycle_due(&cy.c, {10, 10, 10}, 100, 100, 21));  // the interval passed
+  EXPECT_TRUE(los_cycle_due(&cy.c, {11, 10, 10}, 0, 100, 21));      // a job changed
+  EXPECT_TRUE(los_cycle_due(&cy.c, {10, 10, 12}, 0, 100, 21));      // a partition changed
+  EXPECT_TRUE(los_cycle_due(&cy.c, {10, 10, 10}, 100, 100, 21));    // the interval passed
   EXPECT_TRUE(los_cycle_due(&cy.c, {10, 10, 10}, 1000, 2000, 21));  // a reconnect to losd is due
 
   cy.c.wakeup = 30;  // losd's time slice ends at 30

@@ -33,8 +33,8 @@ TEST(PluginCore, OptionsParseAndRejectBadValues) {
   EXPECT_EQ(o.reconnect_max_ms, 2000);
   EXPECT_EQ(o.has_sched_interval_off, 1);
 
-  const char* bad[] = {"los_timeout_ms=abc", "los_timeout_ms=0", "los_fallback=maybe", "los_socket=relative.sock",
-                       "los_bogus=1", "los_fallback"};
+  const char* bad[] = {"los_timeout_ms=abc",       "los_timeout_ms=0", "los_fallback=maybe",
+                       "los_socket=relative.sock", "los_bogus=1",      "los_fallback"};
   for (const char* b : bad) {
     los_options_default(&o);
     err[0] = 0;

@@ -70,7 +70,8 @@ inline void add_pending(los_partition* p, std::uint64_t id, std::uint32_t size, 
 }
 
 inline std::string temp_socket(const char* tag) {
-  return (std::filesystem::temp_directory_path() / ("los-plugin-test-" + std::to_string(getpid()) + "-" + tag + ".sock"))
+  return (std::filesystem::temp_directory_path() /
+          ("los-plugin-test-" + std::to_string(getpid()) + "-" + tag + ".sock"))
       .string();
 }
 

@@ -16,8 +16,8 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <random>
+#include <sstream>
 #include <thread>
 #include <unordered_map>
 
@@ -191,7 +191,8 @@ Workload random_workload(unsigned seed, int units, int jobs) {
     const Time est = 10 + rng() % 2000;
     // Most jobs end before their estimate: compression and early ends matter.
     const Time run = (rng() % 4 == 0) ? est : static_cast<Time>(rng() % (est + 1));
-    js.push_back(test::job(id, t, 1 + static_cast<int>(rng() % (units / 2)), est, run, 1 + static_cast<int>(rng() % 7)));
+    js.push_back(
+        test::job(id, t, 1 + static_cast<int>(rng() % (units / 2)), est, run, 1 + static_cast<int>(rng() % 7)));
   }
   return test::workload(units, js);
 }
@@ -204,12 +205,13 @@ TEST_P(LosdDecisions, EqualTheSimulatorsPolicyOnRecordedSnapshots) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Policies, LosdDecisions,
-                         ::testing::Values("fcfs", "easy", "conservative", "aggressive", "depth:k=3", "los", "los-basic",
-                                           "los:lookahead=10:traceback=selected-first", "gang", "bgs", "mgs",
-                                           "mbgs", "tabu", "tabu:safe", "bf-fair"),
+                         ::testing::Values("fcfs", "easy", "conservative", "aggressive", "depth:k=3", "los",
+                                           "los-basic", "los:lookahead=10:traceback=selected-first", "gang", "bgs",
+                                           "mgs", "mbgs", "tabu", "tabu:safe", "bf-fair"),
                          [](const auto& info) {
                            std::string n = info.param;
-                           std::replace_if(n.begin(), n.end(), [](char c) { return !std::isalnum(c); }, '_');
+                           std::replace_if(
+                               n.begin(), n.end(), [](char c) { return !std::isalnum(c); }, '_');
                            return n;
                          });
 
@@ -380,7 +382,8 @@ protocol::SnapshotMessage busy_snapshot(std::uint64_t seq, Time now) {
       p.nodes[i].state = Node::State::Allocated;
     }
     p.running.push_back(r);
-    for (int j = 0; j < 30; ++j) p.queue.push_back(test::job(10 + j, now - 60 + j, 1 + (j * 7) % 16, 60 + j * 37, -1, 1000 + j % 3));
+    for (int j = 0; j < 30; ++j)
+      p.queue.push_back(test::job(10 + j, now - 60 + j, 1 + (j * 7) % 16, 60 + j * 37, -1, 1000 + j % 3));
     m.partitions.push_back(std::move(p));
   }
   return m;
@@ -447,8 +450,9 @@ TEST(LosdQueries, TheQuerySocketCannotChangeAnything) {
 
   Client q(losd.query_socket());
   q.hello("tool");
-  for (const Bytes& change : {protocol::encode(protocol::SetPolicy{"batch", "fcfs"}), protocol::encode(busy_snapshot(2, 10001)),
-                              protocol::encode(protocol::Report{LOS_REPORT_FALLBACK, "batch", 0, "x"})}) {
+  for (const Bytes& change :
+       {protocol::encode(protocol::SetPolicy{"batch", "fcfs"}), protocol::encode(busy_snapshot(2, 10001)),
+        protocol::encode(protocol::Report{LOS_REPORT_FALLBACK, "batch", 0, "x"})}) {
     try {
       q.request(change);
       FAIL() << "a change was accepted on the query socket";
@@ -463,7 +467,8 @@ TEST(LosdQueries, TheQuerySocketCannotChangeAnything) {
   // The admin socket can.
   Client admin(losd.admin_socket());
   admin.hello("losctl");
-  const auto ok = protocol::decode_set_policy_ok(admin.request(protocol::encode(protocol::SetPolicy{"batch", "depth:k=2"})).payload);
+  const auto ok = protocol::decode_set_policy_ok(
+      admin.request(protocol::encode(protocol::SetPolicy{"batch", "depth:k=2"})).payload);
   EXPECT_EQ(ok.policy, "depth:k=2");
   try {
     admin.request(protocol::encode(protocol::SetPolicy{"batch", "nonsense"}));
@@ -493,11 +498,13 @@ TEST(LosdQueries, HundredConcurrentQueryClients) {
         Client c(losd.query_socket(), std::chrono::seconds(30));
         c.hello("client" + std::to_string(t));
         for (int round = 0; round < 3; ++round) {
-          if (c.request(protocol::encode_query_status()).header.type != LOS_MSG_STATUS) throw std::runtime_error("status");
+          if (c.request(protocol::encode_query_status()).header.type != LOS_MSG_STATUS)
+            throw std::runtime_error("status");
           if (protocol::decode_starts(c.request(protocol::encode_query_starts("")).payload).size() != 60) {
             throw std::runtime_error("starts");
           }
-          if (c.request(protocol::encode_query_plan("batch")).header.type != LOS_MSG_PLAN) throw std::runtime_error("plan");
+          if (c.request(protocol::encode_query_plan("batch")).header.type != LOS_MSG_PLAN)
+            throw std::runtime_error("plan");
         }
         ++ok;
       } catch (const std::exception&) {
@@ -567,13 +574,15 @@ TEST(LosdConfig, SighupReloadsAGoodConfigAndKeepsTheOldOnABadOne) {
   plugin.request(protocol::encode(busy_snapshot(1, 10000)));
   EXPECT_EQ(policy_of(losd, "batch"), "easy");
 
-  losd.write_config(metrics + "default_policy: easy\npartitions:\n  batch:\n    policy: depth\n    parameters:\n      k: 3\n");
+  losd.write_config(metrics +
+                    "default_policy: easy\npartitions:\n  batch:\n    policy: depth\n    parameters:\n      k: 3\n");
   losd.signal(SIGHUP);
   ASSERT_TRUE(losd.wait_for_log("configuration reloaded")) << losd.log();
   EXPECT_EQ(policy_of(losd, "batch"), "depth:k=3");
   EXPECT_EQ(policy_of(losd, "debug"), "easy");
 
-  losd.write_config(metrics + "default_policy: easy\npartitions:\n  batch:\n    policy: depth\n    parameters:\n      k: -1\n");
+  losd.write_config(metrics +
+                    "default_policy: easy\npartitions:\n  batch:\n    policy: depth\n    parameters:\n      k: -1\n");
   losd.signal(SIGHUP);
   ASSERT_TRUE(losd.wait_for_log("reload failed")) << losd.log();
   EXPECT_NE(losd.log().find("partitions.batch.policy"), std::string::npos) << losd.log();
@@ -589,7 +598,8 @@ TEST(LosdConfig, SighupReloadsAGoodConfigAndKeepsTheOldOnABadOne) {
   EXPECT_NE(text.find("los_config_reloads_total{result=\"ok\"} 1"), std::string::npos) << text;
   EXPECT_NE(text.find("los_config_reloads_total{result=\"failed\"} 2"), std::string::npos) << text;
   EXPECT_NE(text.find("los_decision_latency_seconds_count{partition=\"batch\",policy=\"depth:k=3\"} 1"),
-            std::string::npos) << text;
+            std::string::npos)
+      << text;
   EXPECT_NE(text.find("los_pending_jobs{partition=\"debug\"} 30"), std::string::npos) << text;
   EXPECT_NE(text.find("los_jobs_started_total"), std::string::npos) << text;
   EXPECT_EQ(text.find("job=\""), std::string::npos) << "no per-job labels";
@@ -597,7 +607,8 @@ TEST(LosdConfig, SighupReloadsAGoodConfigAndKeepsTheOldOnABadOne) {
 
 TEST(LosdMetrics, PredictionErrorsReportsAndProtocolErrorsAreCounted) {
   const int port = free_tcp_port();
-  test::LosdProcess losd(kLosd, "metrics:\n  listen: \"127.0.0.1:" + std::to_string(port) + "\"\ndefault_policy: easy\n");
+  test::LosdProcess losd(kLosd,
+                         "metrics:\n  listen: \"127.0.0.1:" + std::to_string(port) + "\"\ndefault_policy: easy\n");
   Client plugin(losd.plugin_socket());
   plugin.hello("plugin");
   auto snapshot = [](std::uint64_t seq, Time now, bool a_running, bool b_running) {
@@ -606,7 +617,8 @@ TEST(LosdMetrics, PredictionErrorsReportsAndProtocolErrorsAreCounted) {
     m.now = now;
     Snapshot p;
     p.partition = "p";
-    for (int i = 0; i < 4; ++i) p.nodes.push_back({std::string(1, 'n') + static_cast<char>('0' + i), Node::State::Idle});
+    for (int i = 0; i < 4; ++i)
+      p.nodes.push_back({std::string(1, 'n') + static_cast<char>('0' + i), Node::State::Idle});
     RunningJob r;
     if (a_running) {
       r.job = test::job(1, 0, 4, 100);
@@ -629,7 +641,8 @@ TEST(LosdMetrics, PredictionErrorsReportsAndProtocolErrorsAreCounted) {
     return m;
   };
   // Job 2 is promised 1090; job 1 ends early at 1030 and 2 starts then: 60 s early.
-  EXPECT_TRUE(protocol::decode_decisions(plugin.request(protocol::encode(snapshot(1, 1000, true, false))).payload).decisions.empty());
+  EXPECT_TRUE(protocol::decode_decisions(plugin.request(protocol::encode(snapshot(1, 1000, true, false))).payload)
+                  .decisions.empty());
   const auto d = protocol::decode_decisions(plugin.request(protocol::encode(snapshot(2, 1030, false, false))).payload);
   ASSERT_EQ(d.decisions.size(), 1u);
   EXPECT_EQ(d.decisions[0].job, 2);
@@ -639,8 +652,10 @@ TEST(LosdMetrics, PredictionErrorsReportsAndProtocolErrorsAreCounted) {
   EXPECT_EQ(error_code_of(plugin.receive()), LOS_ERR_MALFORMED);
 
   const std::string text = http_get(port, "/metrics");
-  EXPECT_NE(text.find("los_start_prediction_error_seconds_count{partition=\"p\",policy=\"easy\"} 1"), std::string::npos) << text;
-  EXPECT_NE(text.find("los_start_prediction_error_seconds_sum{partition=\"p\",policy=\"easy\"} -60"), std::string::npos) << text;
+  EXPECT_NE(text.find("los_start_prediction_error_seconds_count{partition=\"p\",policy=\"easy\"} 1"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("los_start_prediction_error_seconds_sum{partition=\"p\",policy=\"easy\"} -60"), std::string::npos)
+      << text;
   EXPECT_NE(text.find("los_plugin_reports_total{kind=\"fallback\",partition=\"p\"} 1"), std::string::npos) << text;
   EXPECT_NE(text.find("los_protocol_errors_total{code=\"malformed\",socket=\"plugin\"} 1"), std::string::npos) << text;
   EXPECT_NE(text.find("los_jobs_started_total{partition=\"p\",policy=\"easy\"} 1"), std::string::npos) << text;
@@ -751,7 +766,8 @@ TEST(Losctl, StatusPlanStartsAndSetPolicy) {
   EXPECT_NE(r.output.find("no partition 'nosuch'"), std::string::npos) << r.output;
 
   // Pointed at the query socket, set-policy is refused.
-  r = test::run_command(std::string(LOS_BIN_DIR) + "/losctl --admin-socket " + losd.query_socket() + " set-policy batch fcfs");
+  r = test::run_command(std::string(LOS_BIN_DIR) + "/losctl --admin-socket " + losd.query_socket() +
+                        " set-policy batch fcfs");
   EXPECT_EQ(r.status, 1);
   EXPECT_NE(r.output.find("not allowed on the query socket"), std::string::npos) << r.output;
 
@@ -799,7 +815,7 @@ TEST(LosdOperations, NotifiesSystemdOfReadyReloadingAndStopping) {
 
 TEST(LosdOperations, SocketModesAndPeerCredentialsAreLogged) {
   test::LosdProcess losd(kLosd, "default_policy: easy\n");
-  struct stat st{};
+  struct stat st {};
   ASSERT_EQ(::stat(losd.plugin_socket().c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 07777, 0600u);
   ASSERT_EQ(::stat(losd.admin_socket().c_str(), &st), 0);
@@ -846,9 +862,9 @@ TEST(LosdOperations, PeerUidIsCheckedOnThePluginAndAdminSockets) {
                          "admin_socket:\n  path: @DIR@/admin.sock\n  mode: \"0666\"\n"
                          "default_policy: easy\n");
   // mkdtemp made the directory 0700: let the other uids reach the sockets.
-  std::filesystem::permissions(std::filesystem::path(losd.plugin_socket()).parent_path(),
-                               std::filesystem::perms::owner_all | std::filesystem::perms::group_exec |
-                                   std::filesystem::perms::others_exec);
+  std::filesystem::permissions(
+      std::filesystem::path(losd.plugin_socket()).parent_path(),
+      std::filesystem::perms::owner_all | std::filesystem::perms::group_exec | std::filesystem::perms::others_exec);
   EXPECT_EQ(handshake_as(65534, losd.plugin_socket()), 0) << losd.log();  // listed
   EXPECT_EQ(handshake_as(65533, losd.plugin_socket()), 1) << losd.log();  // not listed
   EXPECT_EQ(handshake_as(65534, losd.admin_socket()), 1) << losd.log();   // admin: root and losd's user only

@@ -58,7 +58,8 @@ TEST(BaselinePolicies, Aggressive) {
 TEST(BaselinePolicies, DepthTwoProtectsTheFirstTwoBlockedJobs) {
   // J2 and J3 hold reservations (10 and 20); J4 and J5 cannot start now
   // without taking J3's units, and get theirs when the depth frees up: 40.
-  EXPECT_EQ(starts(run(contention(), "depth:k=2")), (std::map<JobId, Time>{{1, 0}, {2, 10}, {3, 20}, {4, 40}, {5, 40}}));
+  EXPECT_EQ(starts(run(contention(), "depth:k=2")),
+            (std::map<JobId, Time>{{1, 0}, {2, 10}, {3, 20}, {4, 40}, {5, 40}}));
   // Depth 1 is EASY, depth 0 is aggressive.
   EXPECT_EQ(starts(run(contention(), "depth:k=1")), starts(run(contention(), "easy")));
   EXPECT_EQ(starts(run(contention(), "depth:k=0")), starts(run(contention(), "aggressive")));
@@ -73,7 +74,8 @@ Workload early_end() {
 }
 
 TEST(BaselinePolicies, ConservativeCompressesOnEarlyCompletion) {
-  EXPECT_EQ(starts(run(early_end(), "conservative")), (std::map<JobId, Time>{{1, 0}, {2, 5}, {3, 15}, {4, 35}, {5, 35}}));
+  EXPECT_EQ(starts(run(early_end(), "conservative")),
+            (std::map<JobId, Time>{{1, 0}, {2, 5}, {3, 15}, {4, 35}, {5, 35}}));
 }
 
 TEST(BaselinePolicies, EasyMovesTheHeadOnEarlyCompletion) {

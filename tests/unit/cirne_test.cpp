@@ -115,10 +115,10 @@ TEST(CirneArrivals, OnePolynomialPerWorkloadChosenAtRandom) {
   // A fixed site gives the same jobs as a random pick that lands on it.
   o.seed = 1;
   const CirneWorkload random = generate_cirne(o);
-  o.arrival = random.site == CirneSite::ANL    ? CirneOptions::Arrival::ANL
-              : random.site == CirneSite::CTC  ? CirneOptions::Arrival::CTC
-              : random.site == CirneSite::KTH  ? CirneOptions::Arrival::KTH
-                                               : CirneOptions::Arrival::SDSC;
+  o.arrival = random.site == CirneSite::ANL   ? CirneOptions::Arrival::ANL
+              : random.site == CirneSite::CTC ? CirneOptions::Arrival::CTC
+              : random.site == CirneSite::KTH ? CirneOptions::Arrival::KTH
+                                              : CirneOptions::Arrival::SDSC;
   const CirneWorkload fixed = generate_cirne(o);
   for (std::size_t i = 0; i < random.workload.jobs.size(); ++i) {
     EXPECT_EQ(random.workload.jobs[i].submit, fixed.workload.jobs[i].submit);
@@ -277,9 +277,9 @@ TEST(Downey, SpeedupShape) {
 
 TEST(Cirne, ClosestPowerOfTwo) {
   EXPECT_EQ(closest_power_of_two(1), 1);
-  EXPECT_EQ(closest_power_of_two(3), 2);   // a tie goes to the smaller
+  EXPECT_EQ(closest_power_of_two(3), 2);  // a tie goes to the smaller
   EXPECT_EQ(closest_power_of_two(5), 4);
-  EXPECT_EQ(closest_power_of_two(6), 4);   // tie
+  EXPECT_EQ(closest_power_of_two(6), 4);  // tie
   EXPECT_EQ(closest_power_of_two(7), 8);
   EXPECT_EQ(closest_power_of_two(48), 32);  // tie
   EXPECT_EQ(closest_power_of_two(49), 64);

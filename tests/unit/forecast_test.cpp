@@ -54,7 +54,8 @@ TEST(Forecast, ConservativeEqualsItsReservations) {
     s.free_units -= r.job.size;
     s.running.push_back(r);
   }
-  for (JobId id = 100; id < 300; ++id) s.queue.push_back(test::job(id, 4000, 1 + static_cast<int>(rng() % 40), 10 + rng() % 3000));
+  for (JobId id = 100; id < 300; ++id)
+    s.queue.push_back(test::job(id, 4000, 1 + static_cast<int>(rng() % 40), 10 + rng() % 3000));
   PolicyPtr p = make_policy("conservative");
   Snapshot first = s;
   first.resync = true;

@@ -46,9 +46,8 @@ void expect_same_schedule(const SimResult& a, const SimResult& b) {
   for (std::size_t i = 0; i < a.jobs.size(); ++i) {
     if (a.jobs[i].start != b.jobs[i].start || a.jobs[i].end != b.jobs[i].end) {
       if (++differ <= 5) {
-        ADD_FAILURE() << a.policy << " vs " << b.policy << ": job " << a.jobs[i].job.id << " starts "
-                      << a.jobs[i].start << "/" << b.jobs[i].start << ", ends " << a.jobs[i].end << "/"
-                      << b.jobs[i].end;
+        ADD_FAILURE() << a.policy << " vs " << b.policy << ": job " << a.jobs[i].job.id << " starts " << a.jobs[i].start
+                      << "/" << b.jobs[i].start << ", ends " << a.jobs[i].end << "/" << b.jobs[i].end;
       }
     }
   }
@@ -112,7 +111,7 @@ TEST(Gang, TwoFullJobsAlternateSlices) {
   EXPECT_EQ(start_of(r, 1), 0);
   EXPECT_EQ(start_of(r, 2), 100);  // row 1 runs in the second slice
   EXPECT_EQ(end_of(r, 2), 200);
-  EXPECT_EQ(end_of(r, 1), 400);    // 100 s in slice 0, then from 200 on in both rows
+  EXPECT_EQ(end_of(r, 1), 400);  // 100 s in slice 0, then from 200 on in both rows
   EXPECT_EQ(r.overhead, 0);
   EXPECT_EQ(r.overhead_while_waiting, 0);
 }
@@ -161,8 +160,8 @@ TEST(Gang, BackfillingInsideRows) {
 // an empty row after a free compaction. Without migration it waits for one of
 // them to finish.
 TEST(Gang, MigrationFillsAndFreesRows) {
-  const Workload w = workload(4, {job(1, 0, 2, 1000), job(2, 0, 2, 50), job(3, 0, 2, 1000), job(4, 0, 2, 50),
-                                  job(5, 300, 4, 100)});
+  const Workload w =
+      workload(4, {job(1, 0, 2, 1000), job(2, 0, 2, 50), job(3, 0, 2, 1000), job(4, 0, 2, 50), job(5, 300, 4, 100)});
   const SimResult g = run(w, "gang:mpl=2:slice=100");
   EXPECT_EQ(end_of(g, 1), 1900);  // ten slices of row 0
   EXPECT_EQ(start_of(g, 5), 2000);

@@ -74,10 +74,18 @@ LosProblem random_problem(std::mt19937_64& rng, int merit_kind) {
     c.size = size(rng);
     c.ssize = ends_by_shadow(rng) ? 0 : c.size;
     switch (merit_kind) {
-      case 0: c.merit = 0; break;                                                      // no merit
-      case 1: c.merit = 1; break;                                                      // Maxjobs
-      case 2: c.merit = std::uniform_int_distribution<int>(0, 3)(rng); break;          // many ties
-      default: c.merit = std::uniform_int_distribution<std::int64_t>(1000000, 50000000)(rng); break;  // slowdowns
+      case 0:
+        c.merit = 0;
+        break;  // no merit
+      case 1:
+        c.merit = 1;
+        break;  // Maxjobs
+      case 2:
+        c.merit = std::uniform_int_distribution<int>(0, 3)(rng);
+        break;  // many ties
+      default:
+        c.merit = std::uniform_int_distribution<std::int64_t>(1000000, 50000000)(rng);
+        break;  // slowdowns
     }
     p.jobs.push_back(c);
   }
@@ -110,7 +118,8 @@ TEST(LosBruteForce, BothSolversMatchExhaustiveSearchOnTwentyThousandInstances) {
         ASSERT_EQ(reached, o.best) << who << " instance " << n;
         ASSERT_EQ(s->key, o.best) << who << " instance " << n;
         ASSERT_EQ(mask_of(s->chosen), expected)
-            << who << " instance " << n << (rule == LosTraceback::BypassedFirst ? " bypassed-first" : " selected-first");
+            << who << " instance " << n
+            << (rule == LosTraceback::BypassedFirst ? " bypassed-first" : " selected-first");
       }
     }
     ++instances;

@@ -70,7 +70,8 @@ TEST_F(LosSimCli, TableShowsPoliciesSideBySide) {
 }
 
 TEST_F(LosSimCli, ScheduleOutIsReadableSwf) {
-  const test::CommandResult r = los_sim("--policy easy,fcfs --quiet --schedule-out " + path("s.swf") + " " + path("w.swf"));
+  const test::CommandResult r =
+      los_sim("--policy easy,fcfs --quiet --schedule-out " + path("s.swf") + " " + path("w.swf"));
   ASSERT_EQ(r.status, 0) << r.output;
   const Workload easy = read_swf(path("s.easy.swf"));
   const Workload fcfs = read_swf(path("s.fcfs.swf"));
@@ -80,7 +81,8 @@ TEST_F(LosSimCli, ScheduleOutIsReadableSwf) {
 }
 
 TEST_F(LosSimCli, WindowLoadAndRuntimeScale) {
-  const test::CommandResult r = los_sim("--jobs 50 --skip 10 --load 0.9 --runtime-scale 1.5 --format json --quiet " + path("w.swf"));
+  const test::CommandResult r =
+      los_sim("--jobs 50 --skip 10 --load 0.9 --runtime-scale 1.5 --format json --quiet " + path("w.swf"));
   ASSERT_EQ(r.status, 0) << r.output;
   const auto j = nlohmann::json::parse(r.output);
   EXPECT_EQ(j[0]["jobs"], 50);

@@ -74,7 +74,10 @@ TEST(LosTable, Table35) {
 TEST(LosTable, Table36WithTheSutilTieBreak) {
   LosTable t;
   los_select_table(worked_example(), &t);
-  EXPECT_EQ(plane(t, 2), (Plane{kRow1, kRow2, kRow3, {"1_1 B", "2_0 B", "3_1 B", "4_2 S", "4_2 S"},
+  EXPECT_EQ(plane(t, 2), (Plane{kRow1,
+                                kRow2,
+                                kRow3,
+                                {"1_1 B", "2_0 B", "3_1 B", "4_2 S", "4_2 S"},
                                 {"1_1 B", "2_0 B", "3_1 B", "4_2 B", "4_2 B"}}));
   // m'[4][2][2]: selecting wj4 gives 2_2, bypassing gives 2_0: bypass only.
   EXPECT_EQ(cell_text(t.at(4, 2, 2)), "2_0 B");
@@ -83,7 +86,10 @@ TEST(LosTable, Table36WithTheSutilTieBreak) {
 TEST(LosTable, Table37RootIsATieWithBothMarkers) {
   LosTable t;
   los_select_table(worked_example(), &t);
-  EXPECT_EQ(plane(t, 3), (Plane{kRow1, kRow2, kRow3, {"1_1 B", "2_0 B", "3_1 B", "4_2 S", "5_3 S"},
+  EXPECT_EQ(plane(t, 3), (Plane{kRow1,
+                                kRow2,
+                                kRow3,
+                                {"1_1 B", "2_0 B", "3_1 B", "4_2 S", "5_3 S"},
                                 {"1_1 B", "2_0 B", "3_1 B", "4_2 B", "5_3 SB"}}));
 }
 
@@ -121,7 +127,8 @@ TEST(LosSelect, MaxSlowdownVectors) {
   const std::vector<std::pair<int, Time>> jobs = {{7, 4}, {2, 2}, {1, 6}, {2, 4}, {3, 5}};
   auto problem = [&](std::vector<Time> submits, LosTraceback rule) {
     LosProblem p = worked_example(rule);
-    for (std::size_t i = 0; i < p.jobs.size(); ++i) p.jobs[i].merit = los_slowdown_merit(25, submits[i], jobs[i].second);
+    for (std::size_t i = 0; i < p.jobs.size(); ++i)
+      p.jobs[i].merit = los_slowdown_merit(25, submits[i], jobs[i].second);
     return p;
   };
   for (LosTraceback rule : {LosTraceback::BypassedFirst, LosTraceback::SelectedFirst}) {
@@ -239,8 +246,8 @@ TEST(LosPolicy, SpecsAndCanonicalNames) {
   EXPECT_EQ(make_policy("los-maxsd:traceback=selected-first:lookahead=10")->name(),
             "los-maxsd:lookahead=10:traceback=selected-first");
   EXPECT_EQ(make_policy("los-basic:head=once")->name(), "los-basic:head=once");
-  for (const char* bad : {"los:lookahead=0", "los:lookahead=x", "los:traceback=first", "los:head=twice",
-                          "los:depth=3", "los-maxsd:merit=1"}) {
+  for (const char* bad : {"los:lookahead=0", "los:lookahead=x", "los:traceback=first", "los:head=twice", "los:depth=3",
+                          "los-maxsd:merit=1"}) {
     EXPECT_THROW(make_policy(bad), SpecError) << bad;
   }
   try {

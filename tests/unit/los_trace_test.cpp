@@ -14,8 +14,13 @@
 namespace los {
 namespace {
 
-const char* const kVariants[] = {"los",        "los-basic", "los-maxjobs", "los-maxsd", "los:traceback=selected-first",
-                                 "los:head=once", "los-maxsd:traceback=selected-first:lookahead=10"};
+const char* const kVariants[] = {"los",
+                                 "los-basic",
+                                 "los-maxjobs",
+                                 "los-maxsd",
+                                 "los:traceback=selected-first",
+                                 "los:head=once",
+                                 "los-maxsd:traceback=selected-first:lookahead=10"};
 
 void check_trace(double load) {
   const std::vector<std::string> traces = test::shared_traces();

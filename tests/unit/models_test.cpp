@@ -68,7 +68,8 @@ TEST(Models, BadSpecsAreNamed) {
 // The SWF reader takes generated files as plain SWF: the extension lines are
 // comments, the job lines the user requests.
 TEST(Models, GeneratedSwfReadsBackAsPlainSwf) {
-  for (const std::string spec : {"lublin:jobs=3000:seed=5", "cirne:jobs=3000:seed=5", "cirne-moldable:jobs=3000:seed=5"}) {
+  for (const std::string spec :
+       {"lublin:jobs=3000:seed=5", "cirne:jobs=3000:seed=5", "cirne-moldable:jobs=3000:seed=5"}) {
     const GeneratedWorkload g = generate_model(parse_model_spec(spec));
     std::ostringstream out;
     write_generated_swf(out, g);
@@ -152,9 +153,12 @@ TEST(Models, ExtensionsReadBackFromTheFile) {
   }
   EXPECT_EQ(x.cancel_lag.size(), cancelled);
   // A plain trace has none; a malformed line is named.
-  EXPECT_TRUE(read_swf_extensions(parse_swf("; MaxProcs: 4\n1 0 -1 5 1 -1 -1 1 9 -1 1 1 1 -1 -1 -1 -1 -1\n", "t")).moldable.empty());
-  for (const char* bad : {"; MOLDABLE 1 4:x:1", "; MOLDABLE 1 4:10", "; CANCEL 1", "; CANCEL 1 -5", "; MOLDABLE 1 0:10:5"}) {
-    const Workload m = parse_swf(std::string("; MaxProcs: 4\n") + bad + "\n1 0 -1 5 1 -1 -1 1 9 -1 1 1 1 -1 -1 -1 -1 -1\n", "m.swf");
+  EXPECT_TRUE(read_swf_extensions(parse_swf("; MaxProcs: 4\n1 0 -1 5 1 -1 -1 1 9 -1 1 1 1 -1 -1 -1 -1 -1\n", "t"))
+                  .moldable.empty());
+  for (const char* bad :
+       {"; MOLDABLE 1 4:x:1", "; MOLDABLE 1 4:10", "; CANCEL 1", "; CANCEL 1 -5", "; MOLDABLE 1 0:10:5"}) {
+    const Workload m =
+        parse_swf(std::string("; MaxProcs: 4\n") + bad + "\n1 0 -1 5 1 -1 -1 1 9 -1 1 1 1 -1 -1 -1 -1 -1\n", "m.swf");
     try {
       read_swf_extensions(m);
       ADD_FAILURE() << "accepted: " << bad;

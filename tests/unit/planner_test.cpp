@@ -13,7 +13,8 @@ namespace {
 // Reference: free units per second over a short horizon, everything by scans.
 class BrutePlanner {
  public:
-  BrutePlanner(std::int64_t capacity, Time horizon) : free_(static_cast<std::size_t>(horizon), capacity), capacity_(capacity) {}
+  BrutePlanner(std::int64_t capacity, Time horizon)
+      : free_(static_cast<std::size_t>(horizon), capacity), capacity_(capacity) {}
   std::int64_t at(Time t) const { return t < static_cast<Time>(free_.size()) ? free_[t] : capacity_; }
   void add(Time a, Time b, std::int64_t d) {
     for (Time t = a; t < b && t < static_cast<Time>(free_.size()); ++t) free_[t] += d;
@@ -50,8 +51,8 @@ TEST(Planner, HandComputedProfile) {
   p.reserve(0, 10, 6);
   const Planner::SpanId reservation = p.reserve(10, 10, 8);
   EXPECT_EQ(p.slots(), (std::vector<AvailabilitySlot>{{0, 10, 4}, {10, 20, 2}, {20, kTimeInfinity, 10}}));
-  EXPECT_EQ(p.earliest_start(4, 10, 0), 0);    // fits before 10 exactly
-  EXPECT_EQ(p.earliest_start(4, 11, 0), 20);   // would cross into the 2-unit slot
+  EXPECT_EQ(p.earliest_start(4, 10, 0), 0);   // fits before 10 exactly
+  EXPECT_EQ(p.earliest_start(4, 11, 0), 20);  // would cross into the 2-unit slot
   EXPECT_EQ(p.earliest_start(2, 100, 0), 0);
   EXPECT_EQ(p.earliest_start(3, 15, 0), 20);
   EXPECT_EQ(p.min_free(0, 25), 2);
@@ -101,8 +102,8 @@ TEST(Planner, EndedSpansAreReclaimed) {
 
 TEST(Planner, HorizonAsksForAnEarlierStartOnly) {
   Planner p(10, 0);
-  p.reserve(0, 10, 10);   // full until 10
-  p.reserve(30, 10, 5);   // the job's own reservation at 30
+  p.reserve(0, 10, 10);  // full until 10
+  p.reserve(30, 10, 5);  // the job's own reservation at 30
   // Can a 5-unit, 20-second job start before 30? Yes at 10: the window is
   // cut at the horizon, its own units cover the rest.
   EXPECT_EQ(p.earliest_start(5, 20, 0, 30), 10);
@@ -134,7 +135,11 @@ TEST(Planner, MatchesBruteForceOnRandomCases) {
     const std::int64_t cap = 1 + static_cast<std::int64_t>(rng() % 16);
     Planner p(cap, 0);
     BrutePlanner b(cap, horizon);
-    struct Res { Time s, d; std::int64_t n; Planner::SpanId span; };
+    struct Res {
+      Time s, d;
+      std::int64_t n;
+      Planner::SpanId span;
+    };
     std::vector<Res> held;
     const int ops = 1 + static_cast<int>(rng() % 12);
     for (int k = 0; k < ops; ++k) {
@@ -163,7 +168,10 @@ TEST(Planner, MatchesBruteForceOnRandomCases) {
       for (Time c = from; c < h; ++c) {
         bool ok = true;
         for (Time t = c; t < std::min(c + dur, h) && ok; ++t) ok = b.at(t) >= size;
-        if (ok) { expect = c; break; }
+        if (ok) {
+          expect = c;
+          break;
+        }
       }
       ASSERT_EQ(p.earliest_start(size, dur, from, h), expect) << "round " << round;
     }

@@ -19,7 +19,8 @@ namespace los::protocol {
 namespace {
 
 TEST(ProtocolClient, ReportsARefusalSentBeforeTheRequest) {
-  const std::string path = (std::filesystem::temp_directory_path() / ("los-refuse-" + std::to_string(::getpid()) + ".sock")).string();
+  const std::string path =
+      (std::filesystem::temp_directory_path() / ("los-refuse-" + std::to_string(::getpid()) + ".sock")).string();
   ::unlink(path.c_str());
   const int listener = ::socket(AF_UNIX, SOCK_STREAM, 0);
   ASSERT_GE(listener, 0);

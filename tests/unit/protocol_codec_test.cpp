@@ -214,7 +214,8 @@ TEST(ProtocolCodec, DecisionsAndQueriesRoundTrip) {
   EXPECT_EQ(pb.slots[1].end, kTimeInfinity);
   EXPECT_EQ(pb.reservations[0].job, 9);
 
-  std::vector<PredictedStart> starts = {{"batch", 3, 1000, 4, 50, kTimeInfinity, false}, {"batch", 4, 1000, 1, 60, 70, true}};
+  std::vector<PredictedStart> starts = {{"batch", 3, 1000, 4, 50, kTimeInfinity, false},
+                                        {"batch", 4, 1000, 1, 60, 70, true}};
   const auto sb = decode_starts(payload_of(encode(starts)));
   ASSERT_EQ(sb.size(), 2u);
   EXPECT_EQ(sb[0].start, kTimeInfinity);

@@ -351,8 +351,8 @@ TEST(GenericSa, AgreesWithProfileSaOnThousandsOfRandomStatesUnderConservative) {
       std::vector<Shape> shapes;
       const int v = 1 + static_cast<int>(rng() % 5);
       for (int k = 0; k < v; ++k) {
-        shapes.push_back({1 + static_cast<int>(rng() % static_cast<std::uint64_t>(units)),
-                          1 + static_cast<Time>(rng() % 700)});
+        shapes.push_back(
+            {1 + static_cast<int>(rng() % static_cast<std::uint64_t>(units)), 1 + static_cast<Time>(rng() % 700)});
       }
       const std::vector<AvailabilitySlot> av = availability_list(s, running_policy);
       const std::vector<ShapeFit> by_profile = fit_shapes(av, shapes, s.now);

@@ -71,7 +71,8 @@ TEST(Sampling, NormalAndExponentialMoments) {
 // The shapes the models use: Cirne's accuracy (0.6, below 1), Lublin's short
 // and long run-time components (4.2 and 312) and inter-arrivals (10.46).
 TEST(Sampling, GammaMomentsForTheModelsShapes) {
-  for (const auto& [shape, scale] : std::vector<std::pair<double, double>>{{0.6, 0.6}, {4.2, 0.94}, {312, 0.03}, {10.46, 0.4871}}) {
+  for (const auto& [shape, scale] :
+       std::vector<std::pair<double, double>>{{0.6, 0.6}, {4.2, 0.94}, {312, 0.03}, {10.46, 0.4871}}) {
     Random rng(6);
     const Moments m = moments([&] { return rng.gamma(shape, scale); });
     EXPECT_NEAR(m.mean, shape * scale, 0.01 * shape * scale) << "shape " << shape;

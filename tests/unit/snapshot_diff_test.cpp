@@ -57,8 +57,8 @@ TEST(SnapshotDiff, AStartedJobThatAlreadyEndedIsNotWithdrawn) {
   a.queue = {test::job(1, 0, 2, 100), test::job(2, 0, 2, 100)};
   Snapshot b;
   b.now = 11;
-  EXPECT_EQ(kinds(diff_snapshots(a, b, {1})), (std::vector<std::pair<Kind, JobId>>{
-                                                   {Kind::Started, 1}, {Kind::Ended, 1}, {Kind::Withdrawn, 2}}));
+  EXPECT_EQ(kinds(diff_snapshots(a, b, {1})),
+            (std::vector<std::pair<Kind, JobId>>{{Kind::Started, 1}, {Kind::Ended, 1}, {Kind::Withdrawn, 2}}));
 }
 
 TEST(SnapshotDiff, RequeuedJobEndsAndArrives) {
@@ -66,8 +66,7 @@ TEST(SnapshotDiff, RequeuedJobEndsAndArrives) {
   a.running = {running(1, 2, 5)};
   Snapshot b;
   b.queue = {test::job(1, 0, 2, 100)};
-  EXPECT_EQ(kinds(diff_snapshots(a, b)),
-            (std::vector<std::pair<Kind, JobId>>{{Kind::Ended, 1}, {Kind::Arrived, 1}}));
+  EXPECT_EQ(kinds(diff_snapshots(a, b)), (std::vector<std::pair<Kind, JobId>>{{Kind::Ended, 1}, {Kind::Arrived, 1}}));
 }
 
 TEST(SnapshotDiff, NoChangeNoEvents) {

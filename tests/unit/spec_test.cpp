@@ -96,8 +96,7 @@ TEST(PolicyCatalog, EveryPolicysNameRoundTrips) {
     const std::string name = make_policy(all)->name();
     EXPECT_EQ(name, canonical_policy(all.to_string()));
     EXPECT_EQ(make_policy(name)->name(), name);
-    EXPECT_EQ(std::count(name.begin(), name.end(), ':'), static_cast<long>(info.parameters().params().size()))
-        << name;
+    EXPECT_EQ(std::count(name.begin(), name.end(), ':'), static_cast<long>(info.parameters().params().size())) << name;
   }
 }
 
@@ -117,8 +116,9 @@ TEST(ModelSpec, UsesTheOneParserAndReportsModelErrors) {
   EXPECT_EQ(generate_model(parse_model_spec("lublin:jobs=5")).spec,
             "lublin:arrival-scale=1:jobs=5:nodes=128:parameters=typeless:seed=1:start-hour=0");
   EXPECT_THROW(parse_model_spec("lublin:jobs=1:jobs=2"), ModelError);
-  EXPECT_NE(error_of([] { generate_model(parse_model_spec("lublin:jobs")); })
-                .find("model 'lublin': key 'jobs' must be a whole number, got 'true'"),
+  EXPECT_NE(error_of([] {
+              generate_model(parse_model_spec("lublin:jobs"));
+            }).find("model 'lublin': key 'jobs' must be a whole number, got 'true'"),
             std::string::npos);
 }
 

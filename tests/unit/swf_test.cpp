@@ -15,8 +15,8 @@ namespace los {
 namespace {
 
 // One SWF line: job submit wait run alloc cpu mem req_procs req_time req_mem status user group exe queue part prec think
-std::string line(long long id, long long submit, long long run, long long alloc, long long req_procs, long long req_time,
-                 int status = 1, int user = 1) {
+std::string line(long long id, long long submit, long long run, long long alloc, long long req_procs,
+                 long long req_time, int status = 1, int user = 1) {
   std::ostringstream o;
   o << id << " " << submit << " -1 " << run << " " << alloc << " -1 -1 " << req_procs << " " << req_time << " -1 "
     << status << " " << user << " 1 -1 1 1 -1 -1\n";
@@ -46,15 +46,14 @@ TEST(Swf, HeaderGivesMachineSize) {
 }
 
 TEST(Swf, CleansRealTraceDirt) {
-  const std::string text = "; MaxProcs: 8\n" +
-                           line(1, 0, 100, 4, -1, 200) +     // requested -1: use allocated
-                           line(2, 5, 100, 0, 0, 200) +      // size 0: dropped
-                           line(3, 6, 100, 16, 16, 200) +    // larger than the machine: dropped
-                           line(4, 7, 300, 2, 2, 200) +      // runs past its estimate
-                           line(5, 8, 50, 2, 2, -1) +        // no estimate: the run time
-                           line(6, 3, 0, 2, 2, 60) +         // out of order; cancelled (run 0)
-                           line(7, 9, -1, -1, 2, 60, 5) +    // cancelled before running: run 0
-                           line(8, 9, -1, 2, 2, 60, 1);      // unknown run time: dropped
+  const std::string text = "; MaxProcs: 8\n" + line(1, 0, 100, 4, -1, 200) +  // requested -1: use allocated
+                           line(2, 5, 100, 0, 0, 200) +                       // size 0: dropped
+                           line(3, 6, 100, 16, 16, 200) +                     // larger than the machine: dropped
+                           line(4, 7, 300, 2, 2, 200) +                       // runs past its estimate
+                           line(5, 8, 50, 2, 2, -1) +                         // no estimate: the run time
+                           line(6, 3, 0, 2, 2, 60) +                          // out of order; cancelled (run 0)
+                           line(7, 9, -1, -1, 2, 60, 5) +                     // cancelled before running: run 0
+                           line(8, 9, -1, 2, 2, 60, 1);                       // unknown run time: dropped
   const Workload w = parse_swf(text, "t.swf");
   const CleaningReport& c = w.cleaning;
   EXPECT_EQ(c.records, 8u);
@@ -150,7 +149,8 @@ TEST_F(SwfFiles, MissingFileIsAnError) {
 }
 
 TEST(Swf, WriterRoundTrips) {
-  Workload w = parse_swf("; MaxProcs: 8\n" + line(1, 0, 100, 4, 4, 200, 1, 7) + line(2, 5, 30, 2, 2, 60, 1, 9), "t.swf");
+  Workload w =
+      parse_swf("; MaxProcs: 8\n" + line(1, 0, 100, 4, 4, 200, 1, 7) + line(2, 5, 30, 2, 2, 60, 1, 9), "t.swf");
   std::vector<SwfRecord> recs;
   for (const Job& j : w.jobs) recs.push_back(swf_record(j));
   std::ostringstream out;

@@ -96,8 +96,7 @@ TEST_F(TabuHandPlan, InsertionTakesTheEarliestGap) {
   // its 3 units at 15.
   EXPECT_EQ(starts(plan), (Starts{{2, 0}, {1, 10}, {4, 15}, {3, 15}}));
   // Free units: [0,15) 0, [15,20) 0, [20,35) 3, then 4 (adjacent equal segments merge).
-  EXPECT_EQ(plan.profile().slots(),
-            (std::vector<AvailabilitySlot>{{0, 20, 0}, {20, 35, 3}, {35, kTimeInfinity, 4}}));
+  EXPECT_EQ(plan.profile().slots(), (std::vector<AvailabilitySlot>{{0, 20, 0}, {20, 35, 3}, {35, kTimeInfinity, 4}}));
 }
 
 TEST_F(TabuHandPlan, RemovalThenCompressionMovesLaterJobsEarlier) {
@@ -300,8 +299,8 @@ TEST(TabuPolicy, SpecAndName) {
 TEST(TabuPolicy, HandScheduleMovesTheLongJobBack) {
   // The long_job_first plan as a workload: the search at t = 300 moves A
   // behind B and C; conservative keeps A first.
-  const Workload w = test::workload(4, {job(9, 0, 4, 400, 400, 3), job(1, 1, 4, 1000, 1000, 1),
-                                        job(2, 2, 4, 10, 10, 2), job(3, 3, 4, 10, 10, 2)});
+  const Workload w = test::workload(
+      4, {job(9, 0, 4, 400, 400, 3), job(1, 1, 4, 1000, 1000, 1), job(2, 2, 4, 10, 10, 2), job(3, 3, 4, 10, 10, 2)});
   const SimResult cons = test::run(w, "conservative");
   EXPECT_EQ(test::start_of(cons, 1), 400);
   EXPECT_EQ(test::start_of(cons, 2), 1400);
@@ -389,7 +388,8 @@ TEST(TabuPolicy, WithoutSearchItIsConservativeBackfilling) {
   const Workload w = perfect_window(file, 2000, 3000);
   const SimResult cons = test::run(w, "conservative");
   const SimResult tabu = test::run(w, "tabu:period=0");
-  for (std::size_t i = 0; i < w.jobs.size(); ++i) ASSERT_EQ(cons.jobs[i].start, tabu.jobs[i].start) << "job " << w.jobs[i].id;
+  for (std::size_t i = 0; i < w.jobs.size(); ++i)
+    ASSERT_EQ(cons.jobs[i].start, tabu.jobs[i].start) << "job " << w.jobs[i].id;
 }
 
 TEST(TabuPolicy, RunsAreReproducibleAndSeedMatters) {
@@ -513,8 +513,8 @@ TEST(BfFair, UserWithTheHighestNormalizedWaitGoesFirst) {
   // 2 units. Job 1 (user 1) runs 0-10 without waiting; job 2 (user 2) waits
   // 10 s and runs 10-20. Jobs 3 (user 1) and 4 (user 2) arrive at 5, 3 first.
   // At 20 user 2 has NUWT 10 / 20 = 0.5 and user 1 has 0: job 4 goes first.
-  const Workload w = test::workload(2, {job(1, 0, 2, 10, 10, 1), job(2, 0, 2, 10, 10, 2), job(3, 5, 2, 10, 10, 1),
-                                        job(4, 5, 2, 10, 10, 2)});
+  const Workload w = test::workload(
+      2, {job(1, 0, 2, 10, 10, 1), job(2, 0, 2, 10, 10, 2), job(3, 5, 2, 10, 10, 1), job(4, 5, 2, 10, 10, 2)});
   const SimResult fair = test::run(w, "bf-fair");
   EXPECT_EQ(test::start_of(fair, 2), 10);  // no finished job has waited yet: queue order
   EXPECT_EQ(test::start_of(fair, 4), 20);

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "util/parse.hpp"
 #include "util/cli.hpp"
+#include "util/parse.hpp"
 #include "workload/models.hpp"
 
 namespace {

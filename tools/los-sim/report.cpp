@@ -88,7 +88,8 @@ void print_table(std::ostream& out, const RunInfo& info, const std::vector<Polic
   out << "\n";
   for (const Row& row : rows) {
     out << std::left << std::setw(26) << row.label;
-    for (const PolicyReport& r : reports) out << std::right << std::setw(static_cast<int>(width)) << row.value(r.summary);
+    for (const PolicyReport& r : reports)
+      out << std::right << std::setw(static_cast<int>(width)) << row.value(r.summary);
     out << "\n";
   }
   if (reports.size() > 1) {
@@ -108,7 +109,8 @@ void print_table(std::ostream& out, const RunInfo& info, const std::vector<Polic
 void print_json(std::ostream& out, const RunInfo& info, const std::vector<PolicyReport>& reports) {
   nlohmann::ordered_json all = nlohmann::ordered_json::array();
   auto diff = [](const PairedDifference& d) {
-    return nlohmann::ordered_json{{"mean", d.mean}, {"ci90_low", d.low()}, {"ci90_high", d.high()}, {"batches", d.batches}};
+    return nlohmann::ordered_json{
+        {"mean", d.mean}, {"ci90_low", d.low()}, {"ci90_high", d.high()}, {"batches", d.batches}};
   };
   for (std::size_t i = 0; i < reports.size(); ++i) {
     const Summary& s = reports[i].summary;

@@ -143,7 +143,8 @@ int main(int argc, char** argv) {
       std::cout << "\n\n";
       std::cout << std::left << std::setw(16) << "PARTITION" << std::setw(20) << "POLICY" << std::right << std::setw(7)
                 << "NODES" << std::setw(7) << "USABLE" << std::setw(7) << "FREE" << std::setw(8) << "RUNNING"
-                << std::setw(8) << "PENDING" << std::setw(6) << "RESV" << std::setw(11) << "STEP_MS" << "\n";
+                << std::setw(8) << "PENDING" << std::setw(6) << "RESV" << std::setw(11) << "STEP_MS"
+                << "\n";
       for (const auto& p : s.partitions) {
         std::cout << std::left << std::setw(16) << p.name << std::setw(20) << p.policy << std::right << std::setw(7)
                   << p.nodes << std::setw(7) << p.usable << std::setw(7) << p.free << std::setw(8) << p.running
@@ -156,7 +157,8 @@ int main(int argc, char** argv) {
       if (!p.has_plan) {
         std::cout << "(this policy keeps no availability profile)\n";
       } else {
-        std::cout << std::left << std::setw(21) << "FROM" << std::setw(21) << "UNTIL" << "FREE\n";
+        std::cout << std::left << std::setw(21) << "FROM" << std::setw(21) << "UNTIL"
+                  << "FREE\n";
         for (const auto& s : p.slots) {
           std::cout << std::left << std::setw(21) << when(s.start) << std::setw(21)
                     << (s.end >= los::kTimeInfinity ? "-" : when(s.end)) << s.free << "\n";
@@ -168,15 +170,20 @@ int main(int argc, char** argv) {
       }
     } else if (cmd == "starts") {
       const auto starts = decode_starts(client.request(encode_query_starts(args.size() > 1 ? args[1] : "")).payload);
-      std::cout << std::right << std::setw(12) << "JOBID" << "  " << std::left << std::setw(14) << "PARTITION"
-                << std::right << std::setw(8) << "USER" << std::setw(7) << "NODES" << "  " << std::left << std::setw(21)
-                << "SUBMIT" << std::setw(21) << "START_TIME" << "KIND\n";
+      std::cout << std::right << std::setw(12) << "JOBID"
+                << "  " << std::left << std::setw(14) << "PARTITION" << std::right << std::setw(8) << "USER"
+                << std::setw(7) << "NODES"
+                << "  " << std::left << std::setw(21) << "SUBMIT" << std::setw(21) << "START_TIME"
+                << "KIND\n";
       for (const auto& s : starts) {
         if (user >= 0 && s.user != user) continue;
         std::cout << std::right << std::setw(12) << s.job << "  " << std::left << std::setw(14) << s.partition
                   << std::right << std::setw(8) << s.user << std::setw(7) << s.size << "  " << std::left
                   << std::setw(21) << when(s.submit) << std::setw(21) << when(s.start)
-                  << (s.reserved ? "reserved" : s.start >= los::kTimeInfinity ? "-" : "forecast") << "\n";
+                  << (s.reserved                      ? "reserved"
+                      : s.start >= los::kTimeInfinity ? "-"
+                                                      : "forecast")
+                  << "\n";
       }
     } else if (cmd == "set-policy") {
       const SetPolicyOk ok = decode_set_policy_ok(client.request(encode(SetPolicy{args[1], args[2]})).payload);

@@ -226,15 +226,14 @@ class Experiment {
         }
       }
       const Job& j = gen_.workload.jobs[t];
-      out << "target\t" << seed_ << '\t' << los::to_string(gen_.site) << '\t' << j.id << '\t' << j.submit << '\t'
-          << v << '\t' << u << '\t' << st.choice << '\t' << st.load << '\t' << m.sequential_time << '\t'
-          << m.c_min << '\t' << m.c_max << '\t' << gen_.accuracy[t] << '\t' << join(tt) << '\t'
-          << join_fits(st.fits) << '\t' << join_shapes(m) << '\t' << tt_sa_adaptive << '\t' << tt_user_adaptive
-          << '\t' << load_adaptive << '\n';
+      out << "target\t" << seed_ << '\t' << los::to_string(gen_.site) << '\t' << j.id << '\t' << j.submit << '\t' << v
+          << '\t' << u << '\t' << st.choice << '\t' << st.load << '\t' << m.sequential_time << '\t' << m.c_min << '\t'
+          << m.c_max << '\t' << gen_.accuracy[t] << '\t' << join(tt) << '\t' << join_fits(st.fits) << '\t'
+          << join_shapes(m) << '\t' << tt_sa_adaptive << '\t' << tt_user_adaptive << '\t' << load_adaptive << '\n';
     }
-    out << "workload\t" << seed_ << '\t' << los::to_string(gen_.site) << '\t' << n << '\t'
-        << geomean_response(all_user) << '\t' << (o_.adaptive ? geomean_response(all_sa) : -1.0) << '\t'
-        << utilization(all_user) << '\t' << (o_.adaptive ? utilization(all_sa) : -1.0) << '\n';
+    out << "workload\t" << seed_ << '\t' << los::to_string(gen_.site) << '\t' << n << '\t' << geomean_response(all_user)
+        << '\t' << (o_.adaptive ? geomean_response(all_sa) : -1.0) << '\t' << utilization(all_user) << '\t'
+        << (o_.adaptive ? utilization(all_sa) : -1.0) << '\n';
     out.flush();
   }
 
@@ -369,8 +368,8 @@ int main(int argc, char** argv) {
     }
     std::ostream& out = o.out == "-" ? std::cout : file;
     out << "# sa-experiments --workloads " << o.workloads << " --first-seed " << o.first_seed << " --targets "
-        << o.targets << " --jobs " << o.jobs << " --nodes " << o.nodes << " --load " << o.load << " --rate-divisor " << o.rate_divisor << " --policy "
-        << o.policy << (o.adaptive ? "" : " --no-adaptive") << '\n'
+        << o.targets << " --jobs " << o.jobs << " --nodes " << o.nodes << " --load " << o.load << " --rate-divisor "
+        << o.rate_divisor << " --policy " << o.policy << (o.adaptive ? "" : " --no-adaptive") << '\n'
         << "# target\tseed\tsite\tjob\tsubmit\tv\tuser_shape\tsa_shape\tD\tL\tc_min\tc_max\taccuracy"
            "\ttt_per_shape\tsa_completion_per_shape\tshapes(nodes:request:runtime)\ttt_sa_adaptive"
            "\ttt_user_adaptive\tD_adaptive\n"
