@@ -1,6 +1,7 @@
 #include "metrics.hpp"
 
 #include <cmath>
+#include <vector>
 
 #include <prometheus/exposer.h>
 #include <prometheus/text_serializer.h>
@@ -69,7 +70,12 @@ Metrics::Metrics()
 Metrics::~Metrics() = default;
 
 void Metrics::serve(const std::string& listen) {
-  exposer_ = std::make_unique<prometheus::Exposer>(listen, 1);
+  // civetweb options: a worker serves one connection at a time, so one
+  // worker and the default 30 s request timeout let a single unfinished
+  // request stall every scrape.
+  exposer_ = std::make_unique<prometheus::Exposer>(std::vector<std::string>{
+      "listening_ports", listen, "num_threads", std::to_string(kMetricsThreads), "request_timeout_ms",
+      std::to_string(kMetricsRequestTimeoutMs), "enable_keep_alive", "no"});
   exposer_->RegisterCollectable(registry_);
 }
 

@@ -18,6 +18,9 @@ class Exposer;
 
 namespace los::daemon {
 
+inline constexpr int kMetricsThreads = 4;
+inline constexpr int kMetricsRequestTimeoutMs = 2000;
+
 class Metrics {
  public:
   Metrics();
@@ -25,8 +28,10 @@ class Metrics {
   Metrics(const Metrics&) = delete;
   Metrics& operator=(const Metrics&) = delete;
 
-  // Serves /metrics on ADDRESS:PORT; throws std::runtime_error when it
-  // cannot listen.
+  // Serves /metrics on ADDRESS:PORT with kMetricsThreads workers, each
+  // giving a client at most kMetricsRequestTimeoutMs to send its request and
+  // read the answer, so a stalled scraper cannot hold /metrics; throws
+  // std::runtime_error when it cannot listen.
   void serve(const std::string& listen);
   // The exposition text of every metric (what /metrics returns).
   std::string text() const;
