@@ -57,12 +57,18 @@ Metrics::Metrics()
                    .Register(*registry_)),
       reloads_(BuildCounter().Name("los_config_reloads_total").Help("Configuration reloads (SIGHUP)").Register(*registry_)),
       switches_(BuildCounter().Name("los_policy_switches_total").Help("Run-time policy switches (losctl)").Register(*registry_)),
-      query_clients_(BuildGauge().Name("los_query_clients").Help("Open query and admin connections").Register(*registry_)),
-      plugin_connections_(BuildGauge().Name("los_plugin_connections").Help("Open plugin connections").Register(*registry_)) {
+      query_clients_(BuildGauge().Name("los_query_clients").Help("Open query connections").Register(*registry_)),
+      admin_clients_(BuildGauge().Name("los_admin_clients").Help("Open admin connections").Register(*registry_)),
+      plugin_connections_(BuildGauge().Name("los_plugin_connections").Help("Open plugin connections").Register(*registry_)),
+      refused_(BuildCounter()
+                   .Name("los_client_refusals_total")
+                   .Help("Connections and query requests refused by a limit")
+                   .Register(*registry_)) {
   // Present from the start so a scrape sees zeros, not absent series.
   reloads_.Add({{"result", "ok"}});
   reloads_.Add({{"result", "failed"}});
   query_clients_.Add({});
+  admin_clients_.Add({});
   plugin_connections_.Add({});
   snapshot_bytes_.Add({});
 }
@@ -127,6 +133,12 @@ void Metrics::policy_switch(const std::string& partition) { switches_.Add({{"par
 
 void Metrics::query_clients(int n) { query_clients_.Add({}).Set(n); }
 
+void Metrics::admin_clients(int n) { admin_clients_.Add({}).Set(n); }
+
 void Metrics::plugin_connections(int n) { plugin_connections_.Add({}).Set(n); }
+
+void Metrics::connection_refused(const std::string& socket, const std::string& reason) {
+  refused_.Add({{"socket", socket}, {"reason", reason}}).Increment();
+}
 
 }  // namespace los::daemon

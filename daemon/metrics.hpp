@@ -48,7 +48,11 @@ class Metrics {
   void config_reload(bool ok);
   void policy_switch(const std::string& partition);
   void query_clients(int n);
+  void admin_clients(int n);
   void plugin_connections(int n);
+  // A connection or query request refused by a limit; `reason` is one of
+  // too_many_clients, too_many_clients_per_uid, rate_limited.
+  void connection_refused(const std::string& socket, const std::string& reason);
 
  private:
   std::shared_ptr<prometheus::Registry> registry_;
@@ -68,7 +72,9 @@ class Metrics {
   prometheus::Family<prometheus::Counter>& reloads_;
   prometheus::Family<prometheus::Counter>& switches_;
   prometheus::Family<prometheus::Gauge>& query_clients_;
+  prometheus::Family<prometheus::Gauge>& admin_clients_;
   prometheus::Family<prometheus::Gauge>& plugin_connections_;
+  prometheus::Family<prometheus::Counter>& refused_;
 };
 
 }  // namespace los::daemon
