@@ -107,12 +107,18 @@ class Session : public std::enable_shared_from_this<Session> {
 
   // The first byte may take as long as the connection may idle (the plugin
   // connection idles freely); the rest of the frame must follow promptly.
+  // Before the handshake there is no idling: a client sends HELLO as soon as
+  // it connects, so a connection that does not holds its place for at most
+  // the frame timeout.
   void read_header() {
     if (closed_) return;
-    if (role_ == Role::Plugin) {
+    const SessionLimits limits = host_.session_limits();
+    if (!hello_) {
+      arm(seconds(limits.frame_timeout_seconds));
+    } else if (role_ == Role::Plugin) {
       disarm();
     } else {
-      arm(seconds(host_.session_limits().idle_timeout_seconds));
+      arm(seconds(limits.idle_timeout_seconds));
     }
     asio::async_read(socket_, asio::buffer(header_.data(), 1),
                      [self = shared_from_this()](const boost::system::error_code& ec, std::size_t) {

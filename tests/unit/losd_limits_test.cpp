@@ -9,6 +9,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -18,11 +19,15 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <iterator>
 #include <mutex>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -246,6 +251,58 @@ TEST(LosdLimits, HalfOpenConnectionsCannotExhaustLosd) {
   EXPECT_EQ(query.request(protocol::encode_query_status()).header.type, LOS_MSG_STATUS);
   nobody.release();
   EXPECT_TRUE(losd.alive());
+}
+
+TEST(LosdLimits, ConnectionsWithoutHelloAreClosedAfterTheFrameTimeout) {
+  test::LosdProcess losd(kLosd, "limits:\n  frame_timeout_seconds: 0.3\n  idle_timeout_seconds: 60\n");
+  Client silent_query(losd.query_socket(), seconds(5));
+  Client silent_admin(losd.admin_socket(), seconds(5));
+  Client silent_plugin(losd.plugin_socket(), seconds(5));
+  Client talking(losd.query_socket(), seconds(5));
+  talking.hello("losctl");
+  EXPECT_TRUE(silent_query.closed_by_peer(seconds(3)));
+  EXPECT_TRUE(silent_admin.closed_by_peer(seconds(3)));
+  EXPECT_TRUE(silent_plugin.closed_by_peer(seconds(3)));
+  // After its HELLO a query connection may idle up to the idle timeout.
+  EXPECT_FALSE(talking.closed_by_peer(milliseconds(500)));
+  EXPECT_EQ(talking.request(protocol::encode_query_status()).header.type, LOS_MSG_STATUS);
+}
+
+// CPU seconds (user + system) losd has used.
+double cpu_seconds(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::istringstream fields(stat.substr(stat.rfind(')') + 2));
+  std::string skip;
+  for (int i = 0; i < 11; ++i) fields >> skip;  // state .. cmajflt
+  double utime = 0;
+  double stime = 0;
+  fields >> utime >> stime;
+  return (utime + stime) / static_cast<double>(::sysconf(_SC_CLK_TCK));
+}
+
+TEST(LosdLimits, OutOfDescriptorsLosdWaitsInsteadOfSpinningAndRecovers) {
+  test::LosdProcess losd(kLosd, "default_policy: easy\n");
+  // Room for what losd has open and a few connections more.
+  rlimit old{};
+  ASSERT_EQ(::prlimit(losd.pid(), RLIMIT_NOFILE, nullptr, &old), 0) << std::strerror(errno);
+  const rlimit tight{open_descriptors(losd.pid()) + 4, old.rlim_max};
+  ASSERT_EQ(::prlimit(losd.pid(), RLIMIT_NOFILE, &tight, nullptr), 0) << std::strerror(errno);
+  {
+    std::vector<Client> crowd;
+    for (int i = 0; i < 20; ++i) crowd.emplace_back(losd.query_socket(), seconds(5));
+    std::this_thread::sleep_for(milliseconds(300));
+    const double before = cpu_seconds(losd.pid());
+    std::this_thread::sleep_for(seconds(1));
+    // Retrying accept every 100 ms costs next to nothing; spinning would take a core.
+    EXPECT_LT(cpu_seconds(losd.pid()) - before, 0.2);
+  }
+  ASSERT_EQ(::prlimit(losd.pid(), RLIMIT_NOFILE, &old, nullptr), 0) << std::strerror(errno);
+  Client query(losd.query_socket(), seconds(5));
+  query.hello("losctl");
+  EXPECT_EQ(query.request(protocol::encode_query_status()).header.type, LOS_MSG_STATUS);
+  EXPECT_TRUE(losd.wait_for_log("msg=\"accept failed\"")) << losd.log();
+  EXPECT_LE(count(losd.log(), "msg=\"accept failed\""), 5u) << losd.log();
 }
 
 TEST(LosdLimits, AQueryFloodIsRateLimitedPerUidAndThePluginIsNotDelayed) {
