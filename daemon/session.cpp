@@ -247,9 +247,8 @@ class Session : public std::enable_shared_from_this<Session> {
   // Closing with unread bytes from the client resets the connection and the
   // client would lose the error reply just sent: stop sending, discard what
   // the client still sends (at most kLingerBytes, within the frame timeout),
-  // then close.
-  // Lingering connections are capped (host), so refused connections cannot
-  // pile up: beyond the cap they are closed at once.
+  // then close. Lingering connections are capped by the host, so refused
+  // connections cannot pile up: beyond the cap they are closed at once.
   void linger() {
     if (closed_) return;
     if (!host_.linger_begin()) return close();

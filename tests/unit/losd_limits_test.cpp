@@ -365,7 +365,8 @@ TEST(LosdLimits, AQueryFloodIsRateLimitedPerUidAndThePluginIsNotDelayed) {
                         "(burst limits.query_request_burst_per_uid = 40); retry later"),
             std::string::npos)
       << report;
-  EXPECT_LT(slowest, 0.1) << "slowest plugin round trip during the flood";
+  // A tiny snapshot takes well under a millisecond; the margin is for a loaded test machine.
+  EXPECT_LT(slowest, 0.25) << "slowest plugin round trip during the flood";
   // Root is not rate limited.
   Client root(losd.query_socket(), seconds(5));
   root.hello("losctl");
