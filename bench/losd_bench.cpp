@@ -38,8 +38,8 @@
 #include <vector>
 
 #include "../tests/support/losd_process.hpp"
-#include "util/spec.hpp"
 #include "protocol/client.hpp"
+#include "util/spec.hpp"
 
 namespace {
 
@@ -48,9 +48,7 @@ using namespace los;
 constexpr int kNodes = 1000;
 constexpr int kPending = 5000;
 
-std::string losd_binary() {
-  return (std::filesystem::read_symlink("/proc/self/exe").parent_path() / "losd").string();
-}
+std::string losd_binary() { return (std::filesystem::read_symlink("/proc/self/exe").parent_path() / "losd").string(); }
 
 // A busy partition: about 900 of 1,000 nodes held by running jobs, 5,000
 // pending jobs of 1..64 nodes and limits up to a day.
@@ -259,7 +257,8 @@ int main(int argc, char** argv) {
       const std::string p = spec.to_string();
       for (const auto& [label, mode] :
            {std::pair{"steady", Mode::Steady}, std::pair{"churn", Mode::Churn}, std::pair{"resync", Mode::Resync},
-            std::pair{"steady_flood20", Mode::SteadyFlood}, std::pair{"steady_flood20_exempt", Mode::SteadyFloodExempt}}) {
+            std::pair{"steady_flood20", Mode::SteadyFlood},
+            std::pair{"steady_flood20_exempt", Mode::SteadyFloodExempt}}) {
         benchmark::RegisterBenchmark(("losd_roundtrip/" + p + "/" + label).c_str(),
                                      [p, mode = mode](benchmark::State& s) { run_case(s, p, mode); })
             ->Unit(benchmark::kMillisecond)

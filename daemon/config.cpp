@@ -10,8 +10,8 @@
 
 #include <yaml-cpp/yaml.h>
 
-#include "protocol/los_protocol.h"
 #include "policy/registry.hpp"
+#include "protocol/los_protocol.h"
 
 namespace los::daemon {
 namespace {
@@ -130,7 +130,7 @@ class Context {
     if (!text.empty() && text.find_first_not_of("0123456789") == std::string::npos) {
       return static_cast<uid_t>(integer(n, key, 0, 4294967294LL));
     }
-    struct passwd pw{};
+    struct passwd pw {};
     struct passwd* found = nullptr;
     std::vector<char> buf(16384);
     if (getpwnam_r(text.c_str(), &pw, buf.data(), buf.size(), &found) != 0 || !found) {
@@ -167,8 +167,9 @@ DaemonConfig parse_config(const std::string& text, const std::string& source) {
   DaemonConfig c;
   c.source = source;
   if (root.IsNull()) return c;  // an empty file: every default
-  ctx.only(root, "", {"cluster", "log_level", "plugin_socket", "query_socket", "admin_socket", "metrics", "limits",
-                      "forecast", "default_policy", "partitions"});
+  ctx.only(root, "",
+           {"cluster", "log_level", "plugin_socket", "query_socket", "admin_socket", "metrics", "limits", "forecast",
+            "default_policy", "partitions"});
 
   if (root["cluster"]) c.cluster = ctx.string(root["cluster"], "cluster");
   if (root["log_level"]) {
@@ -200,26 +201,28 @@ DaemonConfig parse_config(const std::string& text, const std::string& source) {
     }
   }
   if (const YAML::Node n = root["limits"]) {
-    ctx.only(n, "limits", {"max_payload_bytes", "max_query_clients", "max_admin_clients", "max_query_clients_per_uid",
-                           "query_requests_per_second_per_uid", "query_request_burst_per_uid", "frame_timeout_seconds",
-                           "idle_timeout_seconds"});
+    ctx.only(n, "limits",
+             {"max_payload_bytes", "max_query_clients", "max_admin_clients", "max_query_clients_per_uid",
+              "query_requests_per_second_per_uid", "query_request_burst_per_uid", "frame_timeout_seconds",
+              "idle_timeout_seconds"});
     if (n["max_payload_bytes"]) {
-      c.max_payload_bytes =
-          static_cast<std::uint32_t>(ctx.integer(n["max_payload_bytes"], "limits.max_payload_bytes", 4096, LOS_MAX_PAYLOAD));
+      c.max_payload_bytes = static_cast<std::uint32_t>(
+          ctx.integer(n["max_payload_bytes"], "limits.max_payload_bytes", 4096, LOS_MAX_PAYLOAD));
     }
     if (n["max_query_clients"]) {
-      c.max_query_clients = static_cast<int>(ctx.integer(n["max_query_clients"], "limits.max_query_clients", 1, 100000));
+      c.max_query_clients =
+          static_cast<int>(ctx.integer(n["max_query_clients"], "limits.max_query_clients", 1, 100000));
     }
     if (n["max_admin_clients"]) {
       c.max_admin_clients = static_cast<int>(ctx.integer(n["max_admin_clients"], "limits.max_admin_clients", 1, 10000));
     }
     if (n["max_query_clients_per_uid"]) {
-      c.max_query_clients_per_uid = static_cast<int>(
-          ctx.integer(n["max_query_clients_per_uid"], "limits.max_query_clients_per_uid", 1, 100000));
+      c.max_query_clients_per_uid =
+          static_cast<int>(ctx.integer(n["max_query_clients_per_uid"], "limits.max_query_clients_per_uid", 1, 100000));
     }
     if (n["query_requests_per_second_per_uid"]) {
-      c.query_requests_per_second_per_uid = ctx.number(n["query_requests_per_second_per_uid"],
-                                                       "limits.query_requests_per_second_per_uid", 0.01, 1e6);
+      c.query_requests_per_second_per_uid =
+          ctx.number(n["query_requests_per_second_per_uid"], "limits.query_requests_per_second_per_uid", 0.01, 1e6);
     }
     if (n["query_request_burst_per_uid"]) {
       c.query_request_burst_per_uid = static_cast<int>(

@@ -49,11 +49,11 @@ struct DaemonConfig {
   int max_query_clients_per_uid = 32;
   double query_requests_per_second_per_uid = 50;
   int query_request_burst_per_uid = 200;
-  double frame_timeout_seconds = 10;    // a started frame must arrive within this
-  double idle_timeout_seconds = 300;    // query/admin connections idle this long are closed
+  double frame_timeout_seconds = 10;                // a started frame must arrive within this
+  double idle_timeout_seconds = 300;                // query/admin connections idle this long are closed
   ForecastOptions forecast{.mode = RunMode::Live};  // live partitions: wall-clock caps apply
-  std::string default_policy = "easy";            // canonical spec
-  std::map<std::string, std::string> partitions;  // partition -> canonical spec
+  std::string default_policy = "easy";              // canonical spec
+  std::map<std::string, std::string> partitions;    // partition -> canonical spec
 
   // The policy spec for a partition: its own or the default.
   const std::string& policy_for(const std::string& partition) const;

@@ -25,7 +25,9 @@ ForecastCache::~ForecastCache() {
 
 void ForecastCache::invalidate(const std::string& partition) { ++epochs_[partition]; }
 
-const ForecastCache::Forecast& ForecastCache::result(const std::string& partition) { return entries_[partition].forecast; }
+const ForecastCache::Forecast& ForecastCache::result(const std::string& partition) {
+  return entries_[partition].forecast;
+}
 
 void ForecastCache::request(const PartitionScheduler& sched, const ForecastOptions& options,
                             std::function<void()> ready) {

@@ -30,10 +30,14 @@ std::string quoted(std::string_view v) {
 
 int syslog_priority(LogLevel level) {
   switch (level) {
-    case LogLevel::Debug: return 7;
-    case LogLevel::Info: return 6;
-    case LogLevel::Warning: return 4;
-    case LogLevel::Error: return 3;
+    case LogLevel::Debug:
+      return 7;
+    case LogLevel::Info:
+      return 6;
+    case LogLevel::Warning:
+      return 4;
+    case LogLevel::Error:
+      return 3;
   }
   return 6;
 }
@@ -50,10 +54,14 @@ std::optional<LogLevel> parse_log_level(std::string_view text) {
 
 const char* to_string(LogLevel level) {
   switch (level) {
-    case LogLevel::Debug: return "debug";
-    case LogLevel::Info: return "info";
-    case LogLevel::Warning: return "warning";
-    case LogLevel::Error: return "error";
+    case LogLevel::Debug:
+      return "debug";
+    case LogLevel::Info:
+      return "info";
+    case LogLevel::Warning:
+      return "warning";
+    case LogLevel::Error:
+      return "error";
   }
   return "info";
 }
@@ -116,8 +124,10 @@ void Logger::summarize_locked(const std::pair<std::string, uid_t>& key, const Re
   std::string message = "suppressed ";
   message += std::to_string(r.suppressed);
   message += " similar warnings";
-  write_locked(r.level, message, {{"kind", key.first}, {"uid", std::to_string(key.second)},
-                                  {"seconds", std::to_string(kClientLogInterval.count())}});
+  write_locked(r.level, message,
+               {{"kind", key.first},
+                {"uid", std::to_string(key.second)},
+                {"seconds", std::to_string(kClientLogInterval.count())}});
 }
 
 void Logger::write_locked(LogLevel level, std::string_view message, std::initializer_list<LogField> fields) {

@@ -20,9 +20,7 @@ Histogram::BucketBoundaries latency_buckets() {
 }
 
 // Start prediction error (actual - predicted, seconds), signed: -1 day .. +1 day.
-Histogram::BucketBoundaries error_buckets() {
-  return {-86400, -3600, -600, -60, -1, 0, 1, 60, 600, 3600, 86400};
-}
+Histogram::BucketBoundaries error_buckets() { return {-86400, -3600, -600, -60, -1, 0, 1, 60, 600, 3600, 86400}; }
 
 }  // namespace
 
@@ -32,34 +30,48 @@ Metrics::Metrics()
                             .Name("los_snapshot_handling_seconds")
                             .Help("Decode, decide for every partition and encode one snapshot")
                             .Register(*registry_)),
-      snapshot_bytes_(BuildGauge().Name("los_snapshot_bytes").Help("Size of the latest snapshot frame").Register(*registry_)),
+      snapshot_bytes_(
+          BuildGauge().Name("los_snapshot_bytes").Help("Size of the latest snapshot frame").Register(*registry_)),
       decision_seconds_(BuildHistogram()
                             .Name("los_decision_latency_seconds")
                             .Help("Time of one policy step (events, decide, place)")
                             .Register(*registry_)),
       pending_(BuildGauge().Name("los_pending_jobs").Help("Pending jobs in the latest snapshot").Register(*registry_)),
-      running_(BuildGauge().Name("los_running_jobs").Help("Running and suspended jobs in the latest snapshot").Register(*registry_)),
+      running_(BuildGauge()
+                   .Name("los_running_jobs")
+                   .Help("Running and suspended jobs in the latest snapshot")
+                   .Register(*registry_)),
       nodes_(BuildGauge().Name("los_nodes").Help("Nodes by state in the latest snapshot").Register(*registry_)),
       utilization_(BuildGauge()
                        .Name("los_utilization_ratio")
                        .Help("Usable nodes held by executing jobs / usable nodes")
                        .Register(*registry_)),
-      started_(BuildCounter().Name("los_jobs_started_total").Help("Start decisions sent to the plugin").Register(*registry_)),
-      reservations_(BuildGauge().Name("los_reservations_held").Help("Reservations the policy holds").Register(*registry_)),
+      started_(BuildCounter()
+                   .Name("los_jobs_started_total")
+                   .Help("Start decisions sent to the plugin")
+                   .Register(*registry_)),
+      reservations_(
+          BuildGauge().Name("los_reservations_held").Help("Reservations the policy holds").Register(*registry_)),
       prediction_error_(BuildHistogram()
                             .Name("los_start_prediction_error_seconds")
                             .Help("Actual start minus the first reserved start, per started job")
                             .Register(*registry_)),
-      protocol_errors_(BuildCounter().Name("los_protocol_errors_total").Help("Bad frames and requests").Register(*registry_)),
+      protocol_errors_(
+          BuildCounter().Name("los_protocol_errors_total").Help("Bad frames and requests").Register(*registry_)),
       reports_(BuildCounter()
                    .Name("los_plugin_reports_total")
                    .Help("Reports of the plugin: fallback scheduling, stale decisions, failed starts")
                    .Register(*registry_)),
-      reloads_(BuildCounter().Name("los_config_reloads_total").Help("Configuration reloads (SIGHUP)").Register(*registry_)),
-      switches_(BuildCounter().Name("los_policy_switches_total").Help("Run-time policy switches (losctl)").Register(*registry_)),
+      reloads_(
+          BuildCounter().Name("los_config_reloads_total").Help("Configuration reloads (SIGHUP)").Register(*registry_)),
+      switches_(BuildCounter()
+                    .Name("los_policy_switches_total")
+                    .Help("Run-time policy switches (losctl)")
+                    .Register(*registry_)),
       query_clients_(BuildGauge().Name("los_query_clients").Help("Open query connections").Register(*registry_)),
       admin_clients_(BuildGauge().Name("los_admin_clients").Help("Open admin connections").Register(*registry_)),
-      plugin_connections_(BuildGauge().Name("los_plugin_connections").Help("Open plugin connections").Register(*registry_)),
+      plugin_connections_(
+          BuildGauge().Name("los_plugin_connections").Help("Open plugin connections").Register(*registry_)),
       refused_(BuildCounter()
                    .Name("los_client_refusals_total")
                    .Help("Connections and query requests refused by a limit")

@@ -38,8 +38,8 @@ class Metrics {
 
   void snapshot_handled(double seconds, std::size_t bytes);
   void decision_latency(const std::string& partition, const std::string& policy, double seconds);
-  void partition_state(const std::string& partition, int pending, int running, int idle, int allocated,
-                       int drained, int down, double utilization);
+  void partition_state(const std::string& partition, int pending, int running, int idle, int allocated, int drained,
+                       int down, double utilization);
   void jobs_started(const std::string& partition, const std::string& policy, int count);
   void reservations(const std::string& partition, const std::string& policy, int held);
   void start_prediction_error(const std::string& partition, const std::string& policy, double seconds);

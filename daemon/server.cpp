@@ -26,7 +26,7 @@ Server::Server(DaemonConfig config, Logger& log)
 
 void Server::open_listener(Role role, const SocketConfig& socket) {
   const std::string& path = socket.path;
-  struct stat st{};
+  struct stat st {};
   if (::lstat(path.c_str(), &st) == 0) {
     if (!S_ISSOCK(st.st_mode)) throw std::runtime_error(path + ": exists and is not a socket; not replacing it");
     // A socket file left by a previous run is removed, one that answers is not.
@@ -44,7 +44,8 @@ void Server::open_listener(Role role, const SocketConfig& socket) {
   const mode_t old_mask = ::umask(0177);
   if (!ec) listener->acceptor.bind(stream::endpoint(path), ec);
   ::umask(old_mask);
-  if (ec) throw std::runtime_error(path + ": cannot bind the " + std::string(to_string(role)) + " socket: " + ec.message());
+  if (ec)
+    throw std::runtime_error(path + ": cannot bind the " + std::string(to_string(role)) + " socket: " + ec.message());
   if (::chmod(path.c_str(), socket.mode) != 0) {
     throw std::runtime_error(path + ": cannot set mode: " + std::strerror(errno));
   }
@@ -140,8 +141,8 @@ void Server::wait_signal() {
 
 void Server::run() {
   sd_notify(0, "READY=1\nSTATUS=serving");
-  log_.info("ready", {{"version", kDaemonVersion}, {"config", config_.source},
-                      {"default_policy", config_.default_policy}});
+  log_.info("ready",
+            {{"version", kDaemonVersion}, {"config", config_.source}, {"default_policy", config_.default_policy}});
   io_.run();
 }
 
@@ -231,7 +232,8 @@ std::optional<std::string> Server::admit(Role role, uid_t uid) {
       }
       metrics_.admin_clients(++admin_clients_);
       return std::nullopt;
-    case Role::Query: break;
+    case Role::Query:
+      break;
   }
   if (query_clients_ >= config_.max_query_clients) {
     metrics_.connection_refused("query", "too_many_clients");
@@ -261,9 +263,14 @@ std::optional<std::string> Server::admit(Role role, uid_t uid) {
 
 void Server::session_closed(Role role, uid_t uid) {
   switch (role) {
-    case Role::Plugin: metrics_.plugin_connections(--state_.plugin_connections); return;
-    case Role::Admin: metrics_.admin_clients(--admin_clients_); return;
-    case Role::Query: break;
+    case Role::Plugin:
+      metrics_.plugin_connections(--state_.plugin_connections);
+      return;
+    case Role::Admin:
+      metrics_.admin_clients(--admin_clients_);
+      return;
+    case Role::Query:
+      break;
   }
   metrics_.query_clients(--query_clients_);
   if (const auto it = query_uids_.find(uid); it != query_uids_.end()) --it->second.connections;

@@ -20,16 +20,26 @@ using protocol::Bytes;
 
 const char* error_name(std::uint16_t code) {
   switch (code) {
-    case LOS_ERR_MALFORMED: return "malformed";
-    case LOS_ERR_VERSION: return "version";
-    case LOS_ERR_TOO_LARGE: return "too_large";
-    case LOS_ERR_UNKNOWN_TYPE: return "unknown_type";
-    case LOS_ERR_NOT_ALLOWED: return "not_allowed";
-    case LOS_ERR_HANDSHAKE: return "handshake";
-    case LOS_ERR_NOT_FOUND: return "not_found";
-    case LOS_ERR_BAD_REQUEST: return "bad_request";
-    case LOS_ERR_BAD_MAGIC: return "bad_magic";
-    default: return "internal";
+    case LOS_ERR_MALFORMED:
+      return "malformed";
+    case LOS_ERR_VERSION:
+      return "version";
+    case LOS_ERR_TOO_LARGE:
+      return "too_large";
+    case LOS_ERR_UNKNOWN_TYPE:
+      return "unknown_type";
+    case LOS_ERR_NOT_ALLOWED:
+      return "not_allowed";
+    case LOS_ERR_HANDSHAKE:
+      return "handshake";
+    case LOS_ERR_NOT_FOUND:
+      return "not_found";
+    case LOS_ERR_BAD_REQUEST:
+      return "bad_request";
+    case LOS_ERR_BAD_MAGIC:
+      return "bad_magic";
+    default:
+      return "internal";
   }
 }
 
@@ -43,7 +53,10 @@ std::chrono::steady_clock::duration seconds(double s) {
 class Session : public std::enable_shared_from_this<Session> {
  public:
   Session(SessionHost& host, stream::socket socket, Role role)
-      : host_(host), socket_(std::move(socket)), role_(role), timer_(socket_.get_executor()),
+      : host_(host),
+        socket_(std::move(socket)),
+        role_(role),
+        timer_(socket_.get_executor()),
         pause_(socket_.get_executor()) {}
 
   void start() {
@@ -60,8 +73,8 @@ class Session : public std::enable_shared_from_this<Session> {
     if (!host_.peer_allowed(role_, uid_)) {
       host_.log().client_log(LogLevel::Warning, "connection refused", uid_, "connection refused: uid not allowed",
                              {{"socket", to_string(role_)}, {"peer", peer_}});
-      fail(LOS_ERR_NOT_ALLOWED, std::string("uid ") + std::to_string(uid_) + " may not use the " + to_string(role_) +
-                                     " socket", 0, true);
+      fail(LOS_ERR_NOT_ALLOWED,
+           std::string("uid ") + std::to_string(uid_) + " may not use the " + to_string(role_) + " socket", 0, true);
       return;
     }
     if (std::optional<std::string> refusal = host_.admit(role_, uid_)) {
@@ -186,8 +199,9 @@ class Session : public std::enable_shared_from_this<Session> {
     } catch (const protocol::DecodeError& e) {
       fail(LOS_ERR_MALFORMED, e.what(), id, false);
     } catch (const std::exception& e) {
-      host_.log().error("request failed", {{"socket", to_string(role_)}, {"peer", peer_},
-                                           {"type", protocol::type_name(h.type)}, {"error", e.what()}});
+      host_.log().error(
+          "request failed",
+          {{"socket", to_string(role_)}, {"peer", peer_}, {"type", protocol::type_name(h.type)}, {"error", e.what()}});
       fail(LOS_ERR_INTERNAL, e.what(), id, false);
     }
   }
@@ -199,8 +213,7 @@ class Session : public std::enable_shared_from_this<Session> {
     pause_.expires_after(std::min<std::chrono::steady_clock::duration>(wait, std::chrono::seconds(1)));
     pause_.async_wait([self = shared_from_this()](const boost::system::error_code& ec) {
       if (ec || self->closed_) return;
-      self->fail(LOS_ERR_NOT_ALLOWED, self->host_.rate_limit_message(self->uid_), self->header_info_.request_id,
-                 false);
+      self->fail(LOS_ERR_NOT_ALLOWED, self->host_.rate_limit_message(self->uid_), self->header_info_.request_id, false);
     });
   }
 
@@ -208,8 +221,10 @@ class Session : public std::enable_shared_from_this<Session> {
   // further frame before it has replied.
   void respond(Reply reply) {
     switch (reply.kind) {
-      case Reply::Kind::Send: return send(std::move(reply.frame), false);
-      case Reply::Kind::Nothing: return read_header();
+      case Reply::Kind::Send:
+        return send(std::move(reply.frame), false);
+      case Reply::Kind::Nothing:
+        return read_header();
       case Reply::Kind::HandshakeDone:
         hello_ = true;
         return send(std::move(reply.frame), false);
@@ -218,7 +233,8 @@ class Session : public std::enable_shared_from_this<Session> {
         host_.log().client_log(LogLevel::Warning, "handshake refused", uid_, "handshake refused",
                                {{"socket", to_string(role_)}, {"peer", peer_}});
         return send(std::move(reply.frame), true);
-      case Reply::Kind::ProtocolError: return fail(reply.code, reply.message, header_info_.request_id, false);
+      case Reply::Kind::ProtocolError:
+        return fail(reply.code, reply.message, header_info_.request_id, false);
     }
   }
 
@@ -227,8 +243,11 @@ class Session : public std::enable_shared_from_this<Session> {
     std::string kind = "protocol error/";
     kind += error_name(code);
     host_.log().client_log(LogLevel::Warning, kind, uid_, "protocol error",
-                           {{"socket", to_string(role_)}, {"peer", peer_}, {"code", error_name(code)},
-                            {"error", message}, {"closing", close_after ? "yes" : "no"}});
+                           {{"socket", to_string(role_)},
+                            {"peer", peer_},
+                            {"code", error_name(code)},
+                            {"error", message},
+                            {"closing", close_after ? "yes" : "no"}});
     send(error_frame(code, message, id), close_after);
   }
 
@@ -259,12 +278,12 @@ class Session : public std::enable_shared_from_this<Session> {
     drain();
   }
   void drain() {
-    socket_.async_read_some(asio::buffer(sink_), [self = shared_from_this()](const boost::system::error_code& ec,
-                                                                            std::size_t n) {
-      self->drained_ += n;
-      if (ec || self->drained_ > kLingerBytes) return self->close();
-      self->drain();
-    });
+    socket_.async_read_some(asio::buffer(sink_),
+                            [self = shared_from_this()](const boost::system::error_code& ec, std::size_t n) {
+                              self->drained_ += n;
+                              if (ec || self->drained_ > kLingerBytes) return self->close();
+                              self->drain();
+                            });
   }
 
   SessionHost& host_;

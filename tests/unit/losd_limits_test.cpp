@@ -18,8 +18,8 @@
 
 #include <algorithm>
 #include <atomic>
-#include <chrono>
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -169,7 +169,8 @@ std::size_t count(const std::string& text, const std::string& needle) {
 
 std::size_t open_descriptors(pid_t pid) {
   std::size_t n = 0;
-  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator("/proc/" + std::to_string(pid) + "/fd")) ++n;
+  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator("/proc/" + std::to_string(pid) + "/fd"))
+    ++n;
   return n;
 }
 
@@ -177,7 +178,8 @@ TEST(LosdLimits, OneUidCannotTakeMoreThanItsShareOfTheQuerySocket) {
   if (::geteuid() != 0) GTEST_SKIP() << "needs root to connect as another uid";
   test::LosdProcess losd(kLosd, "default_policy: easy\n");  // limits.max_query_clients_per_uid: 32 by default
   open_directory_to_others(losd);
-  AsUser nobody(kNobody, [&](std::vector<Client>& held) { return open_query_connections(losd.query_socket(), 40, held); });
+  AsUser nobody(kNobody,
+                [&](std::vector<Client>& held) { return open_query_connections(losd.query_socket(), 40, held); });
   EXPECT_EQ(nobody.report(),
             "ok=32 refused=8 first=too many connections from uid 65534 (limits.max_query_clients_per_uid = 32)");
   // While nobody holds its 32: another user's query, root's admin request and the plugin are served.
@@ -187,7 +189,8 @@ TEST(LosdLimits, OneUidCannotTakeMoreThanItsShareOfTheQuerySocket) {
   expect_admin_and_plugin_served(losd);
   // Its connections closed, nobody may connect again.
   nobody.release();
-  AsUser again(kNobody, [&](std::vector<Client>& held) { return open_query_connections(losd.query_socket(), 1, held); });
+  AsUser again(kNobody,
+               [&](std::vector<Client>& held) { return open_query_connections(losd.query_socket(), 1, held); });
   EXPECT_EQ(again.report(), "ok=1 refused=0 first=");
 }
 
@@ -195,7 +198,8 @@ TEST(LosdLimits, AFullQuerySocketDoesNotLockOutTheAdminOrThePlugin) {
   if (::geteuid() != 0) GTEST_SKIP() << "needs root to connect as another uid";
   test::LosdProcess losd(kLosd, "default_policy: easy\nlimits:\n  max_query_clients: 10\n  max_admin_clients: 2\n");
   open_directory_to_others(losd);
-  AsUser nobody(kNobody, [&](std::vector<Client>& held) { return open_query_connections(losd.query_socket(), 20, held); });
+  AsUser nobody(kNobody,
+                [&](std::vector<Client>& held) { return open_query_connections(losd.query_socket(), 20, held); });
   EXPECT_EQ(nobody.report(), "ok=10 refused=10 first=too many clients (limits.max_query_clients = 10)");
   expect_admin_and_plugin_served(losd);
 
@@ -340,8 +344,8 @@ TEST(LosdLimits, AQueryFloodIsRateLimitedPerUidAndThePluginIsNotDelayed) {
     }
     for (auto& t : threads) t.join();
     const double took = std::chrono::duration<double>(steady_clock::now() - t0).count();
-    return "ok=" + std::to_string(ok) + " limited=" + std::to_string(limited) +
-           " seconds=" + std::to_string(took) + " message=" + message;
+    return "ok=" + std::to_string(ok) + " limited=" + std::to_string(limited) + " seconds=" + std::to_string(took) +
+           " message=" + message;
   });
   // Meanwhile the plugin's round trips stay fast.
   Client plugin(losd.plugin_socket(), seconds(5));
@@ -391,7 +395,8 @@ TEST(LosdLimits, RepeatedClientWarningsAreSummarisedNotEachLogged) {
   ASSERT_TRUE(losd.wait_for_log("suppressed 4995 similar warnings", seconds(15))) << losd.log();
   const std::string log = losd.log();
   EXPECT_EQ(count(log, "msg=\"protocol error\""), 5u) << log;
-  EXPECT_NE(log.find("kind=\"protocol error/not_allowed\" uid=" + std::to_string(::geteuid())), std::string::npos) << log;
+  EXPECT_NE(log.find("kind=\"protocol error/not_allowed\" uid=" + std::to_string(::geteuid())), std::string::npos)
+      << log;
   expect_admin_and_plugin_served(losd);
 }
 
@@ -473,8 +478,9 @@ TEST(LosdLimits, NewLimitKeysAreCheckedAndNamed) {
     std::ofstream(path) << text;
     return test::run_command(kLosd + " --check-config --config " + path);
   };
-  test::CommandResult r = check("limits:\n  max_admin_clients: 4\n  max_query_clients_per_uid: 8\n"
-                                "  query_requests_per_second_per_uid: 2.5\n  query_request_burst_per_uid: 10\n");
+  test::CommandResult r = check(
+      "limits:\n  max_admin_clients: 4\n  max_query_clients_per_uid: 8\n"
+      "  query_requests_per_second_per_uid: 2.5\n  query_request_burst_per_uid: 10\n");
   EXPECT_EQ(r.status, 0) << r.output;
   r = check("limits:\n  max_admin_clients: 0\n");
   EXPECT_EQ(r.status, 1);
