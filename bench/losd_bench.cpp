@@ -15,7 +15,16 @@
 //            arrived: the incremental path with compression;
 //   resync   the resync flag is set on every snapshot: the policy rebuilds
 //            from scratch each time: the worst case (daemon or plugin restart).
+//   steady_flood20
+//            steady, while 20 query clients of one user (forked processes,
+//            nobody when run as root, so the per-uid limits apply as to any
+//            user) send STATUS and STARTS requests as fast as losd answers;
+//   steady_flood20_exempt
+//            the same flood from losd's own user, which the per-uid limits
+//            exempt: what the event loop alone gives the plugin.
 #include <benchmark/benchmark.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -25,6 +34,7 @@
 #include <memory>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "../tests/support/losd_process.hpp"
@@ -127,16 +137,73 @@ class Cluster {
   Time now_ = 1'800'000'000;
 };
 
-enum class Mode { Steady, Churn, Resync };
+// Query clients flooding the query socket, each a forked process, until
+// destroyed.
+class QueryFlood {
+ public:
+  QueryFlood(const test::LosdProcess& losd, int clients, bool as_nobody) {
+    if (as_nobody) {
+      // losd's directory is 0700 (mkdtemp): let nobody reach the query socket.
+      std::filesystem::permissions(std::filesystem::path(losd.query_socket()).parent_path(),
+                                   std::filesystem::perms::owner_all | std::filesystem::perms::others_exec);
+    }
+    for (int i = 0; i < clients; ++i) {
+      const pid_t pid = ::fork();
+      if (pid == 0) {
+        if (as_nobody && (::setresgid(65534, 65534, 65534) != 0 || ::setresuid(65534, 65534, 65534) != 0)) ::_exit(3);
+        flood(losd.query_socket());
+      }
+      if (pid > 0) children_.push_back(pid);
+    }
+  }
+  ~QueryFlood() {
+    for (pid_t pid : children_) ::kill(pid, SIGKILL);
+    for (pid_t pid : children_) ::waitpid(pid, nullptr, 0);
+  }
+  QueryFlood(const QueryFlood&) = delete;
+  QueryFlood& operator=(const QueryFlood&) = delete;
+
+ private:
+  [[noreturn]] static void flood(const std::string& socket) {
+    while (true) {
+      try {
+        protocol::Client c(socket, std::chrono::seconds(10));
+        c.hello("flood");
+        while (true) {
+          try {
+            c.request(protocol::encode_query_status());
+            c.request(protocol::encode_query_starts(""));
+          } catch (const protocol::RemoteError&) {
+            // rate limited: the connection stays usable
+          }
+        }
+      } catch (const std::exception&) {
+        ::usleep(1000);
+      }
+    }
+  }
+  std::vector<pid_t> children_;
+};
+
+enum class Mode { Steady, Churn, Resync, SteadyFlood, SteadyFloodExempt };
 
 void run_case(benchmark::State& state, const std::string& policy, Mode mode) {
   test::LosdProcess losd(losd_binary(), "log_level: warning\ndefault_policy: \"" + policy + "\"\n");
+  std::unique_ptr<QueryFlood> flood;
+  if (mode == Mode::SteadyFlood && ::geteuid() != 0) {
+    state.SkipWithError("steady_flood20 needs root (its clients run as nobody)");
+    return;
+  }
   protocol::Client plugin(losd.plugin_socket(), std::chrono::seconds(60));
   plugin.hello("losd_bench", "", "bench");
   Cluster cluster;
   std::uint64_t seq = 0;
   // Warm up: the first snapshot builds the policy's state.
   cluster.apply(protocol::decode_decisions(plugin.request(protocol::encode(cluster.message(++seq, true))).payload));
+  if (mode == Mode::SteadyFlood || mode == Mode::SteadyFloodExempt) {
+    flood = std::make_unique<QueryFlood>(losd, 20, mode == Mode::SteadyFlood);
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));  // the flood under way
+  }
   std::size_t bytes = 0;
   std::size_t decisions = 0;
   std::vector<double> samples;  // each round trip, ms
@@ -189,7 +256,9 @@ int main(int argc, char** argv) {
     for (const los::Spec& spec : los::parse_spec_list(policies)) {
       const std::string p = spec.to_string();
       for (const auto& [label, mode] :
-           {std::pair{"steady", Mode::Steady}, std::pair{"churn", Mode::Churn}, std::pair{"resync", Mode::Resync}}) {
+           {std::pair{"steady", Mode::Steady}, std::pair{"churn", Mode::Churn}, std::pair{"resync", Mode::Resync},
+            std::pair{"steady_flood20", Mode::SteadyFlood},
+            std::pair{"steady_flood20_exempt", Mode::SteadyFloodExempt}}) {
         benchmark::RegisterBenchmark(("losd_roundtrip/" + p + "/" + label).c_str(),
                                      [p, mode = mode](benchmark::State& s) { run_case(s, p, mode); })
             ->Unit(benchmark::kMillisecond)

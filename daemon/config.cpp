@@ -201,7 +201,10 @@ DaemonConfig parse_config(const std::string& text, const std::string& source) {
     }
   }
   if (const YAML::Node n = root["limits"]) {
-    ctx.only(n, "limits", {"max_payload_bytes", "max_query_clients", "frame_timeout_seconds", "idle_timeout_seconds"});
+    ctx.only(n, "limits",
+             {"max_payload_bytes", "max_query_clients", "max_admin_clients", "max_query_clients_per_uid",
+              "query_requests_per_second_per_uid", "query_request_burst_per_uid", "frame_timeout_seconds",
+              "idle_timeout_seconds"});
     if (n["max_payload_bytes"]) {
       c.max_payload_bytes = static_cast<std::uint32_t>(
           ctx.integer(n["max_payload_bytes"], "limits.max_payload_bytes", 4096, LOS_MAX_PAYLOAD));
@@ -209,6 +212,21 @@ DaemonConfig parse_config(const std::string& text, const std::string& source) {
     if (n["max_query_clients"]) {
       c.max_query_clients =
           static_cast<int>(ctx.integer(n["max_query_clients"], "limits.max_query_clients", 1, 100000));
+    }
+    if (n["max_admin_clients"]) {
+      c.max_admin_clients = static_cast<int>(ctx.integer(n["max_admin_clients"], "limits.max_admin_clients", 1, 10000));
+    }
+    if (n["max_query_clients_per_uid"]) {
+      c.max_query_clients_per_uid =
+          static_cast<int>(ctx.integer(n["max_query_clients_per_uid"], "limits.max_query_clients_per_uid", 1, 100000));
+    }
+    if (n["query_requests_per_second_per_uid"]) {
+      c.query_requests_per_second_per_uid =
+          ctx.number(n["query_requests_per_second_per_uid"], "limits.query_requests_per_second_per_uid", 0.01, 1e6);
+    }
+    if (n["query_request_burst_per_uid"]) {
+      c.query_request_burst_per_uid = static_cast<int>(
+          ctx.integer(n["query_request_burst_per_uid"], "limits.query_request_burst_per_uid", 1, 1000000));
     }
     if (n["frame_timeout_seconds"]) {
       c.frame_timeout_seconds = ctx.number(n["frame_timeout_seconds"], "limits.frame_timeout_seconds", 0.01, 3600);

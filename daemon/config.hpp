@@ -42,7 +42,13 @@ struct DaemonConfig {
   SocketConfig admin_socket{"/run/los/admin.sock", 0600};
   std::string metrics_listen = "127.0.0.1:9464";  // "" disables the endpoint
   std::uint32_t max_payload_bytes = 16u * 1024u * 1024u;
+  // Connection caps per socket, so one socket's clients never lock out
+  // another's; the per-uid cap and rate do not apply to root and losd's user.
   int max_query_clients = 256;
+  int max_admin_clients = 16;
+  int max_query_clients_per_uid = 32;
+  double query_requests_per_second_per_uid = 50;
+  int query_request_burst_per_uid = 200;
   double frame_timeout_seconds = 10;                // a started frame must arrive within this
   double idle_timeout_seconds = 300;                // query/admin connections idle this long are closed
   ForecastOptions forecast{.mode = RunMode::Live};  // live partitions: wall-clock caps apply

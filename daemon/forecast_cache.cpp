@@ -1,5 +1,8 @@
 #include "forecast_cache.hpp"
 
+#include <sys/resource.h>
+#include <unistd.h>
+
 #include <exception>
 #include <utility>
 
@@ -9,7 +12,11 @@ namespace los::daemon {
 
 namespace asio = boost::asio;
 
-ForecastCache::ForecastCache(asio::io_context& loop) : loop_(loop) {}
+ForecastCache::ForecastCache(asio::io_context& loop) : loop_(loop) {
+  // Forecasts are background work: at a lower CPU priority (per thread on
+  // Linux) they cannot slow the loop that answers the plugin.
+  asio::post(worker_, [] { ::setpriority(PRIO_PROCESS, static_cast<id_t>(::gettid()), 10); });
+}
 
 ForecastCache::~ForecastCache() {
   worker_.stop();
@@ -28,8 +35,12 @@ void ForecastCache::request(const PartitionScheduler& sched, const ForecastOptio
   Entry& entry = entries_[name];
   const std::uint64_t epoch = epochs_[name];
   if (entry.epoch == epoch && entry.ready) return ready();
+  // One computation per partition at a time: a running one answers this
+  // request too (possibly from the snapshot before the latest), so a flood
+  // of STARTS cannot queue up forecasts and snapshot copies.
+  const bool computing = !entry.waiters.empty();
   entry.waiters.push_back(std::move(ready));
-  if (entry.epoch == epoch && !entry.ready) return;  // already being computed
+  if (computing) return;
   entry.epoch = epoch;
   entry.ready = false;
   asio::post(worker_, [this, name, epoch, snapshot = *sched.last(), spec = sched.policy_name(), options]() {

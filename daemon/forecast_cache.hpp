@@ -1,7 +1,8 @@
 // Start-time forecasts per partition, for the STARTS query. A forecast
 // simulates the partition's queue and is the only expensive request, so it
-// runs on a worker thread, never on the event loop that answers the plugin;
-// concurrent requests for a partition share one computation, and the result
+// runs on a worker thread at a lower CPU priority, never on the event loop
+// that answers the plugin; concurrent requests for a partition share one
+// computation (at most one per partition at a time), and the result
 // is kept until the partition's next step or policy switch.
 #pragma once
 

@@ -1,5 +1,6 @@
 #include "log.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -79,6 +80,57 @@ LogLevel Logger::level() const {
 
 void Logger::log(LogLevel level, std::string_view message, std::initializer_list<LogField> fields) {
   std::lock_guard lock(mutex_);
+  write_locked(level, message, fields);
+}
+
+void Logger::client_log(LogLevel level, std::string_view kind, uid_t uid, std::string_view message,
+                        std::initializer_list<LogField> fields) {
+  std::lock_guard lock(mutex_);
+  if (level < level_) return;
+  const auto now = Clock::now();
+  auto key = std::make_pair(std::string(kind), uid);
+  auto it = repeats_.find(key);
+  if (it != repeats_.end() && now - it->second.window_start >= kClientLogInterval) {
+    summarize_locked(it->first, it->second);
+    repeats_.erase(it);
+    it = repeats_.end();
+  }
+  if (it == repeats_.end()) it = repeats_.emplace(std::move(key), Repeats{now, level, 0, 0}).first;
+  Repeats& r = it->second;
+  if (r.written < kClientLogBurst) {
+    ++r.written;
+    write_locked(level, message, fields);
+  } else {
+    r.level = std::max(r.level, level);
+    ++r.suppressed;
+  }
+}
+
+void Logger::flush_suppressed() {
+  std::lock_guard lock(mutex_);
+  const auto now = Clock::now();
+  for (auto it = repeats_.begin(); it != repeats_.end();) {
+    if (now - it->second.window_start < kClientLogInterval) {
+      ++it;
+      continue;
+    }
+    summarize_locked(it->first, it->second);
+    it = repeats_.erase(it);
+  }
+}
+
+void Logger::summarize_locked(const std::pair<std::string, uid_t>& key, const Repeats& r) {
+  if (r.suppressed == 0) return;
+  std::string message = "suppressed ";
+  message += std::to_string(r.suppressed);
+  message += " similar warnings";
+  write_locked(r.level, message,
+               {{"kind", key.first},
+                {"uid", std::to_string(key.second)},
+                {"seconds", std::to_string(kClientLogInterval.count())}});
+}
+
+void Logger::write_locked(LogLevel level, std::string_view message, std::initializer_list<LogField> fields) {
   if (level < level_) return;
   std::string line;
   if (journal_) {

@@ -1,6 +1,7 @@
 #include "metrics.hpp"
 
 #include <cmath>
+#include <vector>
 
 #include <prometheus/exposer.h>
 #include <prometheus/text_serializer.h>
@@ -67,14 +68,19 @@ Metrics::Metrics()
                     .Name("los_policy_switches_total")
                     .Help("Run-time policy switches (losctl)")
                     .Register(*registry_)),
-      query_clients_(
-          BuildGauge().Name("los_query_clients").Help("Open query and admin connections").Register(*registry_)),
+      query_clients_(BuildGauge().Name("los_query_clients").Help("Open query connections").Register(*registry_)),
+      admin_clients_(BuildGauge().Name("los_admin_clients").Help("Open admin connections").Register(*registry_)),
       plugin_connections_(
-          BuildGauge().Name("los_plugin_connections").Help("Open plugin connections").Register(*registry_)) {
+          BuildGauge().Name("los_plugin_connections").Help("Open plugin connections").Register(*registry_)),
+      refused_(BuildCounter()
+                   .Name("los_client_refusals_total")
+                   .Help("Connections and query requests refused by a limit")
+                   .Register(*registry_)) {
   // Present from the start so a scrape sees zeros, not absent series.
   reloads_.Add({{"result", "ok"}});
   reloads_.Add({{"result", "failed"}});
   query_clients_.Add({});
+  admin_clients_.Add({});
   plugin_connections_.Add({});
   snapshot_bytes_.Add({});
 }
@@ -82,7 +88,12 @@ Metrics::Metrics()
 Metrics::~Metrics() = default;
 
 void Metrics::serve(const std::string& listen) {
-  exposer_ = std::make_unique<prometheus::Exposer>(listen, 1);
+  // civetweb options: a worker serves one connection at a time, so one
+  // worker and the default 30 s request timeout let a single unfinished
+  // request stall every scrape.
+  exposer_ = std::make_unique<prometheus::Exposer>(std::vector<std::string>{
+      "listening_ports", listen, "num_threads", std::to_string(kMetricsThreads), "request_timeout_ms",
+      std::to_string(kMetricsRequestTimeoutMs), "enable_keep_alive", "no"});
   exposer_->RegisterCollectable(registry_);
 }
 
@@ -134,6 +145,12 @@ void Metrics::policy_switch(const std::string& partition) { switches_.Add({{"par
 
 void Metrics::query_clients(int n) { query_clients_.Add({}).Set(n); }
 
+void Metrics::admin_clients(int n) { admin_clients_.Add({}).Set(n); }
+
 void Metrics::plugin_connections(int n) { plugin_connections_.Add({}).Set(n); }
+
+void Metrics::connection_refused(const std::string& socket, const std::string& reason) {
+  refused_.Add({{"socket", socket}, {"reason", reason}}).Increment();
+}
 
 }  // namespace los::daemon

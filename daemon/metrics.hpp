@@ -18,6 +18,9 @@ class Exposer;
 
 namespace los::daemon {
 
+inline constexpr int kMetricsThreads = 4;
+inline constexpr int kMetricsRequestTimeoutMs = 2000;
+
 class Metrics {
  public:
   Metrics();
@@ -25,8 +28,10 @@ class Metrics {
   Metrics(const Metrics&) = delete;
   Metrics& operator=(const Metrics&) = delete;
 
-  // Serves /metrics on ADDRESS:PORT; throws std::runtime_error when it
-  // cannot listen.
+  // Serves /metrics on ADDRESS:PORT with kMetricsThreads workers, each
+  // giving a client at most kMetricsRequestTimeoutMs to send its request and
+  // read the answer, so a stalled scraper cannot hold /metrics; throws
+  // std::runtime_error when it cannot listen.
   void serve(const std::string& listen);
   // The exposition text of every metric (what /metrics returns).
   std::string text() const;
@@ -43,7 +48,11 @@ class Metrics {
   void config_reload(bool ok);
   void policy_switch(const std::string& partition);
   void query_clients(int n);
+  void admin_clients(int n);
   void plugin_connections(int n);
+  // A connection or query request refused by a limit; `reason` is one of
+  // too_many_clients, too_many_clients_per_uid, rate_limited.
+  void connection_refused(const std::string& socket, const std::string& reason);
 
  private:
   std::shared_ptr<prometheus::Registry> registry_;
@@ -63,7 +72,9 @@ class Metrics {
   prometheus::Family<prometheus::Counter>& reloads_;
   prometheus::Family<prometheus::Counter>& switches_;
   prometheus::Family<prometheus::Gauge>& query_clients_;
+  prometheus::Family<prometheus::Gauge>& admin_clients_;
   prometheus::Family<prometheus::Gauge>& plugin_connections_;
+  prometheus::Family<prometheus::Counter>& refused_;
 };
 
 }  // namespace los::daemon

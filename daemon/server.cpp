@@ -1,13 +1,17 @@
 #include "server.hpp"
 
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <systemd/sd-daemon.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
+#include <iterator>
+#include <optional>
 #include <stdexcept>
 
 namespace los::daemon {
@@ -16,7 +20,7 @@ namespace asio = boost::asio;
 using stream = asio::local::stream_protocol;
 
 Server::Server(DaemonConfig config, Logger& log)
-    : signals_(io_, SIGHUP, SIGTERM, SIGINT), config_(std::move(config)), log_(log) {
+    : signals_(io_, SIGHUP, SIGTERM, SIGINT), housekeeping_timer_(io_), config_(std::move(config)), log_(log) {
   log_.set_level(config_.log_level);
 }
 
@@ -32,7 +36,7 @@ void Server::open_listener(Role role, const SocketConfig& socket) {
     if (!ec) throw std::runtime_error(path + ": another process is serving this socket");
     ::unlink(path.c_str());
   }
-  auto listener = std::make_unique<Listener>(Listener{role, path, stream::acceptor(io_)});
+  auto listener = std::make_unique<Listener>(Listener{role, path, stream::acceptor(io_), asio::steady_timer(io_)});
   boost::system::error_code ec;
   listener->acceptor.open(stream(), ec);
   // Created with no permissions for anyone but the owner, then opened up to
@@ -54,6 +58,7 @@ void Server::open_listener(Role role, const SocketConfig& socket) {
 }
 
 void Server::open() {
+  check_descriptor_limit();
   open_listener(Role::Plugin, config_.plugin_socket);
   open_listener(Role::Query, config_.query_socket);
   open_listener(Role::Admin, config_.admin_socket);
@@ -67,6 +72,40 @@ void Server::open() {
   }
   for (auto& l : listeners_) accept(*l);
   wait_signal();
+  housekeeping();
+}
+
+void Server::check_descriptor_limit() {
+  rlimit limit{};
+  if (::getrlimit(RLIMIT_NOFILE, &limit) != 0) return;
+  if (limit.rlim_cur < limit.rlim_max) {
+    limit.rlim_cur = limit.rlim_max;
+    ::setrlimit(RLIMIT_NOFILE, &limit);
+    ::getrlimit(RLIMIT_NOFILE, &limit);
+  }
+  // Room for the listeners, the metrics server and a few plugin connections.
+  constexpr rlim_t kReserve = 64;
+  const rlim_t needed = static_cast<rlim_t>(config_.max_query_clients) +
+                        static_cast<rlim_t>(config_.max_admin_clients) + kMaxLingering + kReserve;
+  if (limit.rlim_cur != RLIM_INFINITY && limit.rlim_cur < needed) {
+    log_.warning("the connection caps may exceed the open file limit; lower limits.max_query_clients",
+                 {{"nofile", std::to_string(limit.rlim_cur)}, {"needed", std::to_string(needed)}});
+  }
+}
+
+void Server::housekeeping() {
+  housekeeping_timer_.expires_after(std::chrono::seconds(1));
+  housekeeping_timer_.async_wait([this](const boost::system::error_code& ec) {
+    if (ec) return;
+    log_.flush_suppressed();
+    const auto now = std::chrono::steady_clock::now();
+    for (auto it = query_uids_.begin(); it != query_uids_.end();) {
+      refill(it->second, now);
+      const bool idle = it->second.connections == 0 && it->second.tokens >= config_.query_request_burst_per_uid;
+      it = idle ? query_uids_.erase(it) : std::next(it);
+    }
+    housekeeping();
+  });
 }
 
 void Server::accept(Listener& listener) {
@@ -74,10 +113,16 @@ void Server::accept(Listener& listener) {
     if (ec == asio::error::operation_aborted) return;
     if (!ec) {
       start_session(*this, std::move(socket), listener.role);
-    } else {
-      log_.warning("accept failed", {{"socket", to_string(listener.role)}, {"error", ec.message()}});
+      return accept(listener);
     }
-    accept(listener);
+    log_.client_log(LogLevel::Warning, "accept failed", static_cast<uid_t>(-1), "accept failed",
+                    {{"socket", to_string(listener.role)}, {"error", ec.message()}});
+    // Out of descriptors (or memory) the next accept fails at once too:
+    // wait for connections to close instead of spinning.
+    listener.retry.expires_after(std::chrono::milliseconds(100));
+    listener.retry.async_wait([this, &listener](const boost::system::error_code& wait_ec) {
+      if (!wait_ec) accept(listener);
+    });
   });
 }
 
@@ -105,7 +150,9 @@ void Server::stop() {
   sd_notify(0, "STOPPING=1");
   boost::system::error_code ignored;
   signals_.cancel(ignored);
+  housekeeping_timer_.cancel();
   for (auto& l : listeners_) {
+    l->retry.cancel();
     l->acceptor.close(ignored);
     ::unlink(l->path.c_str());
   }
@@ -161,25 +208,108 @@ bool Server::peer_allowed(Role role, uid_t uid) const {
 }
 
 SessionLimits Server::session_limits() const {
-  return {config_.max_payload_bytes, config_.max_query_clients, config_.frame_timeout_seconds,
-          config_.idle_timeout_seconds};
+  return {config_.max_payload_bytes, config_.frame_timeout_seconds, config_.idle_timeout_seconds};
 }
 
-int Server::session_opened(Role role) {
-  if (role == Role::Plugin) {
-    metrics_.plugin_connections(++state_.plugin_connections);
-    return state_.plugin_connections;
+bool Server::per_uid_limited(uid_t uid) const { return uid != 0 && uid != ::geteuid(); }
+
+void Server::refill(UidQuota& quota, std::chrono::steady_clock::time_point now) const {
+  const double elapsed = std::chrono::duration<double>(now - quota.refilled).count();
+  quota.tokens = std::min<double>(config_.query_request_burst_per_uid,
+                                  quota.tokens + elapsed * config_.query_requests_per_second_per_uid);
+  quota.refilled = now;
+}
+
+std::optional<std::string> Server::admit(Role role, uid_t uid) {
+  switch (role) {
+    case Role::Plugin:
+      metrics_.plugin_connections(++state_.plugin_connections);
+      return std::nullopt;
+    case Role::Admin:
+      if (admin_clients_ >= config_.max_admin_clients) {
+        metrics_.connection_refused("admin", "too_many_clients");
+        return "too many clients (limits.max_admin_clients = " + std::to_string(config_.max_admin_clients) + ")";
+      }
+      metrics_.admin_clients(++admin_clients_);
+      return std::nullopt;
+    case Role::Query:
+      break;
+  }
+  if (query_clients_ >= config_.max_query_clients) {
+    metrics_.connection_refused("query", "too_many_clients");
+    return "too many clients (limits.max_query_clients = " + std::to_string(config_.max_query_clients) + ")";
+  }
+  if (per_uid_limited(uid)) {
+    auto [it, fresh] = query_uids_.try_emplace(uid);
+    UidQuota& quota = it->second;
+    if (fresh) {
+      quota.tokens = config_.query_request_burst_per_uid;
+      quota.refilled = std::chrono::steady_clock::now();
+    }
+    if (quota.connections >= config_.max_query_clients_per_uid) {
+      metrics_.connection_refused("query", "too_many_clients_per_uid");
+      std::string why = "too many connections from uid ";
+      why += std::to_string(uid);
+      why += " (limits.max_query_clients_per_uid = ";
+      why += std::to_string(config_.max_query_clients_per_uid);
+      why += ")";
+      return why;
+    }
+    ++quota.connections;
   }
   metrics_.query_clients(++query_clients_);
-  return query_clients_;
+  return std::nullopt;
 }
 
-void Server::session_closed(Role role) {
-  if (role == Role::Plugin) {
-    metrics_.plugin_connections(--state_.plugin_connections);
-  } else {
-    metrics_.query_clients(--query_clients_);
+void Server::session_closed(Role role, uid_t uid) {
+  switch (role) {
+    case Role::Plugin:
+      metrics_.plugin_connections(--state_.plugin_connections);
+      return;
+    case Role::Admin:
+      metrics_.admin_clients(--admin_clients_);
+      return;
+    case Role::Query:
+      break;
   }
+  metrics_.query_clients(--query_clients_);
+  if (const auto it = query_uids_.find(uid); it != query_uids_.end()) --it->second.connections;
+}
+
+std::chrono::steady_clock::duration Server::charge_request(Role role, uid_t uid) {
+  if (role != Role::Query || !per_uid_limited(uid)) return std::chrono::steady_clock::duration::zero();
+  // Admitted connections of a limited uid always have a quota (kept while
+  // it has connections).
+  const auto it = query_uids_.find(uid);
+  if (it == query_uids_.end()) return std::chrono::steady_clock::duration::zero();
+  UidQuota& quota = it->second;
+  refill(quota, std::chrono::steady_clock::now());
+  if (quota.tokens >= 1) {
+    quota.tokens -= 1;
+    return std::chrono::steady_clock::duration::zero();
+  }
+  metrics_.connection_refused("query", "rate_limited");
+  const double wait = (1 - quota.tokens) / config_.query_requests_per_second_per_uid;
+  return std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(wait));
+}
+
+std::string Server::rate_limit_message(uid_t uid) const {
+  std::string why = "rate limited: uid ";
+  why += std::to_string(uid);
+  why += " sends more than limits.query_requests_per_second_per_uid = ";
+  char rate[32];
+  std::snprintf(rate, sizeof(rate), "%g", config_.query_requests_per_second_per_uid);
+  why += rate;
+  why += " (burst limits.query_request_burst_per_uid = ";
+  why += std::to_string(config_.query_request_burst_per_uid);
+  why += "); retry later";
+  return why;
+}
+
+bool Server::linger_begin() {
+  if (lingering_ >= kMaxLingering) return false;
+  ++lingering_;
+  return true;
 }
 
 void Server::count_protocol_error(Role role, const char* code) { metrics_.protocol_error(to_string(role), code); }

@@ -5,20 +5,28 @@
 // which reach the server only as its SessionHost; requests are answered by
 // the handlers (handlers.hpp).
 //
-// The number of query/admin connections is capped (limits.max_query_clients).
+// Admission: each socket has its own connection cap (the plugin's peers are
+// trusted and uncapped), so a crowd on the query socket never locks out the
+// admin or the plugin; on the query socket each uid also has a connection cap
+// and a request rate (token bucket). Root and losd's own user are exempt from
+// the per-uid limits, not from the socket caps. Refused connections linger
+// to deliver their error, at most kMaxLingering at a time.
 // Start-time forecasts run on the forecast cache's worker thread, never on
 // the loop that answers the plugin.
 #pragma once
 
 #include <sys/types.h>
 
+#include <chrono>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/local/stream_protocol.hpp>
 #include <boost/asio/signal_set.hpp>
+#include <boost/asio/steady_timer.hpp>
 
 #include "config.hpp"
 #include "forecast_cache.hpp"
@@ -47,11 +55,26 @@ class Server final : private SessionHost {
     Role role;
     std::string path;
     boost::asio::local::stream_protocol::acceptor acceptor;
+    boost::asio::steady_timer retry;  // accepting again after running out of descriptors
   };
+  // One uid's share of the query socket.
+  struct UidQuota {
+    int connections = 0;
+    double tokens = 0;  // requests it may make now (token bucket)
+    std::chrono::steady_clock::time_point refilled;
+  };
+  // Refused connections lingering at once at most.
+  static constexpr int kMaxLingering = 64;
 
   void open_listener(Role role, const SocketConfig& socket);
   void accept(Listener& listener);
   void wait_signal();
+  // Once a second: summaries of suppressed log lines, idle quotas dropped.
+  void housekeeping();
+  bool per_uid_limited(uid_t uid) const;
+  void refill(UidQuota& quota, std::chrono::steady_clock::time_point now) const;
+  // Raises the descriptor limit and warns if the caps may not fit in it.
+  void check_descriptor_limit();
   void reload();
   void stop();
 
@@ -59,8 +82,12 @@ class Server final : private SessionHost {
   SessionLimits session_limits() const override;
   Logger& log() override { return log_; }
   bool peer_allowed(Role role, uid_t uid) const override;
-  int session_opened(Role role) override;
-  void session_closed(Role role) override;
+  std::optional<std::string> admit(Role role, uid_t uid) override;
+  void session_closed(Role role, uid_t uid) override;
+  std::chrono::steady_clock::duration charge_request(Role role, uid_t uid) override;
+  std::string rate_limit_message(uid_t uid) const override;
+  bool linger_begin() override;
+  void linger_ended() override { --lingering_; }
   void count_protocol_error(Role role, const char* code) override;
   void handle(const Request& request, ReplyFn reply) override;
 
@@ -68,6 +95,7 @@ class Server final : private SessionHost {
   // the cache is destroyed.
   boost::asio::io_context io_;
   boost::asio::signal_set signals_;
+  boost::asio::steady_timer housekeeping_timer_;
   DaemonConfig config_;
   ServerState state_;
   Logger& log_;
@@ -77,6 +105,9 @@ class Server final : private SessionHost {
   ForecastCache forecasts_{io_};
   RequestHandlers handlers_{config_, state_, partitions_, forecasts_, metrics_, log_};
   int query_clients_ = 0;
+  int admin_clients_ = 0;
+  int lingering_ = 0;
+  std::unordered_map<uid_t, UidQuota> query_uids_;
 };
 
 }  // namespace los::daemon

@@ -2,6 +2,7 @@
 
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <memory>
@@ -52,10 +53,13 @@ std::chrono::steady_clock::duration seconds(double s) {
 class Session : public std::enable_shared_from_this<Session> {
  public:
   Session(SessionHost& host, stream::socket socket, Role role)
-      : host_(host), socket_(std::move(socket)), role_(role), timer_(socket_.get_executor()) {}
+      : host_(host),
+        socket_(std::move(socket)),
+        role_(role),
+        timer_(socket_.get_executor()),
+        pause_(socket_.get_executor()) {}
 
   void start() {
-    const int open = host_.session_opened(role_);
     ucred cred{};
     socklen_t len = sizeof(cred);
     if (::getsockopt(socket_.native_handle(), SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0) {
@@ -67,17 +71,17 @@ class Session : public std::enable_shared_from_this<Session> {
     const LogLevel level = role_ == Role::Query ? LogLevel::Debug : LogLevel::Info;
     host_.log().log(level, "connection", {{"socket", to_string(role_)}, {"peer", peer_}});
     if (!host_.peer_allowed(role_, uid_)) {
-      host_.log().warning("connection refused: uid not allowed", {{"socket", to_string(role_)}, {"peer", peer_}});
+      host_.log().client_log(LogLevel::Warning, "connection refused", uid_, "connection refused: uid not allowed",
+                             {{"socket", to_string(role_)}, {"peer", peer_}});
       fail(LOS_ERR_NOT_ALLOWED,
            std::string("uid ") + std::to_string(uid_) + " may not use the " + to_string(role_) + " socket", 0, true);
       return;
     }
-    const int max_query_clients = host_.session_limits().max_query_clients;
-    if (role_ != Role::Plugin && open > max_query_clients) {
-      fail(LOS_ERR_NOT_ALLOWED,
-           "too many clients (limits.max_query_clients = " + std::to_string(max_query_clients) + ")", 0, true);
+    if (std::optional<std::string> refusal = host_.admit(role_, uid_)) {
+      fail(LOS_ERR_NOT_ALLOWED, *refusal, 0, true);
       return;
     }
+    admitted_ = true;
     read_header();
   }
 
@@ -89,7 +93,8 @@ class Session : public std::enable_shared_from_this<Session> {
     timer_.expires_after(after);
     timer_.async_wait([self = shared_from_this(), epoch](const boost::system::error_code& ec) {
       if (ec || epoch != self->timer_epoch_) return;
-      self->host_.log().info("connection timed out", {{"socket", to_string(self->role_)}, {"peer", self->peer_}});
+      self->host_.log().client_log(LogLevel::Info, "connection timed out", self->uid_, "connection timed out",
+                                   {{"socket", to_string(self->role_)}, {"peer", self->peer_}});
       self->close();
     });
   }
@@ -104,8 +109,10 @@ class Session : public std::enable_shared_from_this<Session> {
   void close() {
     if (closed_) return;
     closed_ = true;
-    host_.session_closed(role_);
+    if (admitted_) host_.session_closed(role_, uid_);
+    if (lingering_) host_.linger_ended();
     disarm();
+    pause_.cancel();
     boost::system::error_code ignored;
     socket_.shutdown(stream::socket::shutdown_both, ignored);
     socket_.close(ignored);
@@ -113,12 +120,18 @@ class Session : public std::enable_shared_from_this<Session> {
 
   // The first byte may take as long as the connection may idle (the plugin
   // connection idles freely); the rest of the frame must follow promptly.
+  // Before the handshake there is no idling: a client sends HELLO as soon as
+  // it connects, so a connection that does not holds its place for at most
+  // the frame timeout.
   void read_header() {
     if (closed_) return;
-    if (role_ == Role::Plugin) {
+    const SessionLimits limits = host_.session_limits();
+    if (!hello_) {
+      arm(seconds(limits.frame_timeout_seconds));
+    } else if (role_ == Role::Plugin) {
       disarm();
     } else {
-      arm(seconds(host_.session_limits().idle_timeout_seconds));
+      arm(seconds(limits.idle_timeout_seconds));
     }
     asio::async_read(socket_, asio::buffer(header_.data(), 1),
                      [self = shared_from_this()](const boost::system::error_code& ec, std::size_t) {
@@ -175,6 +188,8 @@ class Session : public std::enable_shared_from_this<Session> {
     disarm();
     const auto& h = header_info_;
     const std::uint32_t id = h.request_id;
+    const auto wait = host_.charge_request(role_, uid_);
+    if (wait > std::chrono::steady_clock::duration::zero()) return rate_limited(wait);
     try {
       if (!hello_ && h.type != LOS_MSG_HELLO) {
         return fail(LOS_ERR_HANDSHAKE, "the first frame must be HELLO, not " + protocol::type_name(h.type), id, true);
@@ -191,6 +206,17 @@ class Session : public std::enable_shared_from_this<Session> {
     }
   }
 
+  // The refusal is held back until the client could be served again (at
+  // most a second): a client that retries at once is slowed to the rate it
+  // is allowed, and its flood costs losd next to nothing.
+  void rate_limited(std::chrono::steady_clock::duration wait) {
+    pause_.expires_after(std::min<std::chrono::steady_clock::duration>(wait, std::chrono::seconds(1)));
+    pause_.async_wait([self = shared_from_this()](const boost::system::error_code& ec) {
+      if (ec || self->closed_) return;
+      self->fail(LOS_ERR_NOT_ALLOWED, self->host_.rate_limit_message(self->uid_), self->header_info_.request_id, false);
+    });
+  }
+
   // The request in header_info_ is the one answered: a session reads no
   // further frame before it has replied.
   void respond(Reply reply) {
@@ -204,7 +230,8 @@ class Session : public std::enable_shared_from_this<Session> {
         return send(std::move(reply.frame), false);
       case Reply::Kind::HandshakeRefused:
         host_.count_protocol_error(role_, error_name(LOS_ERR_HANDSHAKE));
-        host_.log().warning("handshake refused", {{"socket", to_string(role_)}, {"peer", peer_}});
+        host_.log().client_log(LogLevel::Warning, "handshake refused", uid_, "handshake refused",
+                               {{"socket", to_string(role_)}, {"peer", peer_}});
         return send(std::move(reply.frame), true);
       case Reply::Kind::ProtocolError:
         return fail(reply.code, reply.message, header_info_.request_id, false);
@@ -213,11 +240,14 @@ class Session : public std::enable_shared_from_this<Session> {
 
   void fail(std::uint16_t code, const std::string& message, std::uint32_t id, bool close_after) {
     host_.count_protocol_error(role_, error_name(code));
-    host_.log().warning("protocol error", {{"socket", to_string(role_)},
-                                           {"peer", peer_},
-                                           {"code", error_name(code)},
-                                           {"error", message},
-                                           {"closing", close_after ? "yes" : "no"}});
+    std::string kind = "protocol error/";
+    kind += error_name(code);
+    host_.log().client_log(LogLevel::Warning, kind, uid_, "protocol error",
+                           {{"socket", to_string(role_)},
+                            {"peer", peer_},
+                            {"code", error_name(code)},
+                            {"error", message},
+                            {"closing", close_after ? "yes" : "no"}});
     send(error_frame(code, message, id), close_after);
   }
 
@@ -236,9 +266,12 @@ class Session : public std::enable_shared_from_this<Session> {
   // Closing with unread bytes from the client resets the connection and the
   // client would lose the error reply just sent: stop sending, discard what
   // the client still sends (at most kLingerBytes, within the frame timeout),
-  // then close.
+  // then close. Lingering connections are capped by the host, so refused
+  // connections cannot pile up: beyond the cap they are closed at once.
   void linger() {
     if (closed_) return;
+    if (!host_.linger_begin()) return close();
+    lingering_ = true;
     boost::system::error_code ignored;
     socket_.shutdown(stream::socket::shutdown_send, ignored);
     arm(seconds(host_.session_limits().frame_timeout_seconds));
@@ -257,6 +290,7 @@ class Session : public std::enable_shared_from_this<Session> {
   stream::socket socket_;
   Role role_;
   asio::steady_timer timer_;
+  asio::steady_timer pause_;  // holds back a rate-limited refusal
   std::uint64_t timer_epoch_ = 0;
   std::array<std::uint8_t, LOS_FRAME_HEADER_SIZE> header_{};
   protocol::FrameHeader header_info_;
@@ -267,6 +301,8 @@ class Session : public std::enable_shared_from_this<Session> {
   std::size_t drained_ = 0;
   bool hello_ = false;
   bool closed_ = false;
+  bool admitted_ = false;   // counted by the host until closed
+  bool lingering_ = false;  // holds one of the host's linger slots
   uid_t uid_ = static_cast<uid_t>(-1);
   std::string peer_;
 };
