@@ -402,18 +402,6 @@ TEST(LosdLimits, RepeatedClientWarningsAreSummarisedNotEachLogged) {
 
 // ---- /metrics --------------------------------------------------------------
 
-int free_tcp_port() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a));
-  socklen_t len = sizeof(a);
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
-  ::close(fd);
-  return ntohs(a.sin_port);
-}
-
 // A TCP connection to 127.0.0.1:port (-1 if refused).
 int connect_tcp(int port) {
   const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
@@ -444,7 +432,7 @@ bool read_to_eof(int fd, std::string& out, milliseconds timeout) {
 }
 
 TEST(LosdLimits, AStalledHttpClientDoesNotHoldMetrics) {
-  const int port = free_tcp_port();
+  const int port = test::free_tcp_port();
   test::LosdProcess losd(kLosd, "metrics:\n  listen: \"127.0.0.1:" + std::to_string(port) + "\"\n");
   // An HTTP request that never ends.
   const int stalled = connect_tcp(port);

@@ -524,18 +524,6 @@ TEST(LosdQueries, HundredConcurrentQueryClients) {
 
 // ---- configuration -----------------------------------------------------------
 
-int free_tcp_port() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a));
-  socklen_t len = sizeof(a);
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
-  ::close(fd);
-  return ntohs(a.sin_port);
-}
-
 std::string http_get(int port, const std::string& path) {
   const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
   sockaddr_in a{};
@@ -566,7 +554,7 @@ std::string policy_of(const test::LosdProcess& losd, const std::string& partitio
 }
 
 TEST(LosdConfig, SighupReloadsAGoodConfigAndKeepsTheOldOnABadOne) {
-  const int port = free_tcp_port();
+  const int port = test::free_tcp_port();
   const std::string metrics = "metrics:\n  listen: \"127.0.0.1:" + std::to_string(port) + "\"\n";
   test::LosdProcess losd(kLosd, metrics + "default_policy: easy\n");
   Client plugin(losd.plugin_socket());
@@ -606,7 +594,7 @@ TEST(LosdConfig, SighupReloadsAGoodConfigAndKeepsTheOldOnABadOne) {
 }
 
 TEST(LosdMetrics, PredictionErrorsReportsAndProtocolErrorsAreCounted) {
-  const int port = free_tcp_port();
+  const int port = test::free_tcp_port();
   test::LosdProcess losd(kLosd,
                          "metrics:\n  listen: \"127.0.0.1:" + std::to_string(port) + "\"\ndefault_policy: easy\n");
   Client plugin(losd.plugin_socket());

@@ -37,4 +37,7 @@ struct CommandResult {
 };
 CommandResult run_command(const std::string& command);
 
+// A TCP port on 127.0.0.1 that was free a moment ago (for losd's metrics listener).
+int free_tcp_port();
+
 }  // namespace los::test
