@@ -334,6 +334,16 @@ static void start_job(void* ctx, const struct los_job_view* view, const struct l
     FREE_NULL_BITMAP(own_exc);
   }
   FREE_NULL_BITMAP(chosen);
+  if (rc == SLURM_SUCCESS && array_id) {
+    /* the record of the array's remaining tasks was copied from this one
+     * inside select_nodes(), with the exclusions and size cap of this start */
+    job_record_t* rest = find_job_record(array_id);
+    if (rest && rest != job && rest->details) {
+      FREE_NULL_BITMAP(rest->details->exc_node_bitmap);
+      rest->details->exc_node_bitmap = own_exc ? bit_copy(own_exc) : NULL;
+      rest->details->max_nodes = own_max;
+    }
+  }
   if (rc != SLURM_SUCCESS) {
     job->part_ptr = own_part;
     if (rc == ESLURM_NODES_BUSY && job->state_reason == WAIT_NO_REASON) job->state_reason = WAIT_RESOURCES;

@@ -165,6 +165,7 @@ SlurmdTimeout=60
 MaxJobCount=20000
 NodeName=n[1-$nodes] NodeHostname=localhost Port=$((base + 1))-$((base + nodes)) CPUs=1 RealMemory=1 State=UNKNOWN
 PartitionName=batch Nodes=n[1-$nodes] Default=YES MaxTime=INFINITE State=$CLUSTER_PARTITION_STATE
+${CLUSTER_EXTRA_CONF:-}
 EOF
   export SLURM_CONF="$CLUSTER_DIR/slurm.conf"
   for i in $(seq 1 "$nodes"); do mkdir -p "$CLUSTER_DIR/spool/n$i"; done
