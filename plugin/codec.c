@@ -240,3 +240,63 @@ int los_decode_error(const uint8_t* payload, size_t len, char* err, size_t errle
   los_set_err(err, errlen, "losd answered error %u: %.*s", code, (int)n, msg);
   return 0;
 }
+
+/* ---- predicted starts (QUERY_STARTS / STARTS) ------------------------- */
+
+void los_predictions_free(struct los_predictions* p) {
+  for (uint32_t i = 0; i < p->count; ++i) free(p->items[i].partition);
+  free(p->items);
+  p->items = NULL;
+  p->count = 0;
+}
+
+int los_encode_query_starts(struct los_buf* out, uint32_t request_id, const char* partition) {
+  struct frame f;
+  frame_begin(&f, out);
+  fstr(&f, partition);
+  return frame_end(&f, LOS_MSG_QUERY_STARTS, request_id);
+}
+
+int los_decode_starts(const uint8_t* payload, size_t len, struct los_predictions* out, char* err, size_t errlen) {
+  struct los_cursor c = {payload, payload + len, 0};
+  out->count = 0;
+  out->items = NULL;
+  uint32_t count = los_get_u32(&c);
+  /* each entry is at least 35 bytes */
+  if (c.failed || (uint64_t)count * 35u > (uint64_t)(c.end - c.p)) {
+    los_set_err(err, errlen, "STARTS: job count %u does not fit the %zu-byte payload", count, len);
+    return -1;
+  }
+  if (count && !(out->items = calloc(count, sizeof *out->items))) {
+    los_set_err(err, errlen, "out of memory");
+    return -1;
+  }
+  for (uint32_t i = 0; i < count; ++i) {
+    struct los_predicted* p = &out->items[i];
+    uint16_t plen;
+    const char* part = los_get_str(&c, &plen);
+    p->job = los_get_u64(&c);
+    (void)los_get_u32(&c); /* user */
+    p->size = los_get_u32(&c);
+    (void)los_get_i64(&c); /* submit */
+    p->start = los_get_i64(&c);
+    p->reserved = los_get_u8(&c);
+    if (c.failed) {
+      los_set_err(err, errlen, "STARTS: entry %u truncated", i);
+      los_predictions_free(out);
+      return -1;
+    }
+    out->count = i + 1;
+    if (!(p->partition = dup_n(part, plen))) {
+      los_set_err(err, errlen, "out of memory");
+      los_predictions_free(out);
+      return -1;
+    }
+  }
+  if (c.p != c.end) {
+    los_set_err(err, errlen, "STARTS: %zu unexpected bytes after the end", (size_t)(c.end - c.p));
+    los_predictions_free(out);
+    return -1;
+  }
+  return 0;
+}

@@ -254,3 +254,25 @@ void los_conn_report(struct los_conn* c, const struct los_options* o, uint8_t ki
     conn_fail(c, o);
   }
 }
+
+int los_conn_query_starts(struct los_conn* c, const struct los_options* o, struct los_predictions* out, char* err,
+                          size_t errlen) {
+  if (c->fd < 0) {
+    los_set_err(err, errlen, "not connected");
+    return -1;
+  }
+  int64_t deadline = los_monotonic_ms() + o->timeout_ms;
+  uint32_t id = c->next_request++;
+  c->tx.len = 0;
+  if (los_encode_query_starts(&c->tx, id, "")) {
+    los_set_err(err, errlen, "cannot encode QUERY_STARTS (out of memory)");
+    conn_fail(c, o);
+    return -1;
+  }
+  if (round_trip(c, o, deadline, LOS_MSG_STARTS, id, "QUERY_STARTS", err, errlen)) return -1;
+  if (los_decode_starts(c->rx.data, c->rx.len, out, err, errlen)) {
+    conn_fail(c, o);
+    return -1;
+  }
+  return 0;
+}

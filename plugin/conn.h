@@ -43,6 +43,11 @@ int los_conn_ensure(struct los_conn* c, const struct los_options* o, const char*
 int los_conn_exchange(struct los_conn* c, const struct los_options* o, struct los_snapshot* s,
                       struct los_decisions* out, char* err, size_t errlen);
 
+/* One QUERY_STARTS -> STARTS round trip (every partition) on a connection
+ * to losd's query socket; same failure rules as los_conn_exchange. */
+int los_conn_query_starts(struct los_conn* c, const struct los_options* o, struct los_predictions* out, char* err,
+                          size_t errlen);
+
 /* Sends a REPORT (no reply); failures close the connection quietly. */
 void los_conn_report(struct los_conn* c, const struct los_options* o, uint8_t kind, const char* partition, uint64_t job,
                      const char* detail);

@@ -19,9 +19,61 @@ int64_t los_monotonic_us(void) {
 void los_cycle_init(struct los_cycle* cy) {
   memset(cy, 0, sizeof *cy);
   los_conn_init(&cy->conn);
+  los_conn_init(&cy->query);
 }
 
-void los_cycle_free(struct los_cycle* cy) { los_conn_free(&cy->conn); }
+void los_cycle_free(struct los_cycle* cy) {
+  los_conn_free(&cy->conn);
+  los_conn_free(&cy->query);
+  free(cy->refused);
+  cy->refused = NULL;
+  cy->refused_count = cy->refused_cap = 0;
+}
+
+static struct los_refusal* find_refusal(struct los_cycle* cy, uint32_t job) {
+  for (uint32_t i = 0; i < cy->refused_count; ++i)
+    if (cy->refused[i].job == job) return &cy->refused[i];
+  return NULL;
+}
+
+int los_cycle_refused(struct los_cycle* cy, uint32_t job, time_t now, int retry_s) {
+  struct los_refusal* r = find_refusal(cy, job);
+  if (!r) {
+    if (cy->refused_count == cy->refused_cap) {
+      uint32_t cap = cy->refused_cap ? cy->refused_cap * 2 : 16;
+      struct los_refusal* p = realloc(cy->refused, cap * sizeof *p);
+      if (!p) return 0; /* out of memory: retried next cycle, as before */
+      cy->refused = p;
+      cy->refused_cap = cap;
+    }
+    r = &cy->refused[cy->refused_count++];
+    r->job = job;
+    r->delay_s = retry_s;
+  } else {
+    r->delay_s = r->delay_s * 2 > 16 * retry_s ? 16 * retry_s : r->delay_s * 2;
+  }
+  r->until = now + r->delay_s;
+  return r->delay_s;
+}
+
+void los_cycle_withhold_refused(struct los_cycle* cy, struct los_snapshot* snap, time_t now) {
+  /* forget refusals long over (a job refused again starts from the short delay) */
+  uint32_t kept = 0;
+  for (uint32_t i = 0; i < cy->refused_count; ++i)
+    if (cy->refused[i].until + 2 * (time_t)cy->refused[i].delay_s > now) cy->refused[kept++] = cy->refused[i];
+  cy->refused_count = kept;
+  if (!kept) return;
+  for (uint32_t p = 0; p < snap->partition_count; ++p) {
+    struct los_partition* part = &snap->partitions[p];
+    uint32_t n = 0;
+    for (uint32_t q = 0; q < part->pending_count; ++q) {
+      const struct los_refusal* r = find_refusal(cy, LOS_SLURM_JOB_ID(part->pending[q].id));
+      if (r && r->until > now) continue;
+      part->pending[n++] = part->pending[q];
+    }
+    part->pending_count = n;
+  }
+}
 
 void los_cycle_saw(struct los_cycle* cy, struct los_update_stamps stamps, time_t now_s) {
   cy->seen = stamps;
@@ -86,13 +138,13 @@ static const char* decision_name(uint8_t kind) {
 static void apply_one(const struct los_cycle_ops* ops, const struct los_decision* d, struct los_outcome* out) {
   out->reason[0] = '\0';
   out->report = 0;
-  if (d->job > UINT32_MAX) {
+  if (LOS_SLURM_JOB_ID(d->job) == 0) {
     refuse(out, LOS_REPORT_STALE_DECISION, "job id %" PRIu64 " is not a Slurm job id", d->job);
     return;
   }
   struct los_job_view job;
   memset(&job, 0, sizeof job);
-  if (ops->find_job(ops->ctx, (uint32_t)d->job, &job)) {
+  if (ops->find_job(ops->ctx, d->job, &job)) {
     refuse(out, LOS_REPORT_STALE_DECISION, "the job no longer exists");
     return;
   }
@@ -102,7 +154,7 @@ static void apply_one(const struct los_cycle_ops* ops, const struct los_decision
            job_state_name(d->expected));
     return;
   }
-  if (!job.partition || strcmp(job.partition, d->partition)) {
+  if (!job.any_partition && (!job.partition || strcmp(job.partition, d->partition))) {
     refuse(out, LOS_REPORT_STALE_DECISION, "the job is in partition %s, not %s",
            job.partition ? job.partition : "(none)", d->partition);
     return;
@@ -178,12 +230,35 @@ static int decide(struct los_cycle* cy, const struct los_options* o, const struc
   return 0;
 }
 
+/* Asks losd's query socket for its predicted starts (the forecast of the
+ * snapshot just sent) and hands them to the scheduler. A failure costs only
+ * the predictions of this cycle (logged at debug level). */
+static void predict(struct los_cycle* cy, const struct los_options* o, const struct los_cycle_input* in,
+                    const struct los_cycle_ops* ops) {
+  if (!ops->predict || !o->query_socket[0]) return;
+  struct los_options qo = *o;
+  char err[512] = "";
+  struct los_predictions starts = {0, NULL};
+  snprintf(qo.socket_path, sizeof qo.socket_path, "%s", o->query_socket);
+  int c = los_conn_ensure(&cy->query, &qo, in->cluster, in->slurm_version, err, sizeof err);
+  if (c == 1) return;
+  if (c < 0 || los_conn_query_starts(&cy->query, &qo, &starts, err, sizeof err)) {
+    log_line(ops, LOS_LOG_DEBUG, "sched/los: no predicted starts from losd this cycle: %s", err);
+    return;
+  }
+  ops->lock(ops->ctx);
+  ops->predict(ops->ctx, &starts, in->snap);
+  ops->unlock(ops->ctx);
+  los_predictions_free(&starts);
+}
+
 void los_cycle_run(struct los_cycle* cy, const struct los_options* o, const struct los_cycle_input* in,
                    const struct los_cycle_ops* ops) {
   struct los_snapshot* snap = in->snap;
   struct los_decisions dec;
   uint32_t pending = 0, running = 0;
   memset(&dec, 0, sizeof dec);
+  los_cycle_withhold_refused(cy, snap, (time_t)snap->now);
   snap->seq = ++cy->seq;
   for (uint32_t i = 0; i < snap->partition_count; ++i) {
     pending += snap->partitions[i].pending_count;
@@ -219,6 +294,14 @@ void los_cycle_run(struct los_cycle* cy, const struct los_options* o, const stru
   }
   const int64_t apply_us = los_monotonic_us() - apply_start;
   if (!by_losd) cy->fallback_started += (uint32_t)started;
+  /* A start Slurm refused (limits, licenses, required nodes, reservation) is
+   * not offered again for a while: the jobs behind it are planned without it. */
+  for (uint32_t i = 0; i < dec.count; ++i) {
+    if (dec.items[i].kind != LOS_DECIDE_START || outcomes[i].report != LOS_REPORT_START_FAILED) continue;
+    const int delay = los_cycle_refused(cy, LOS_SLURM_JOB_ID(dec.items[i].job), (time_t)snap->now, o->retry_s);
+    size_t len = strlen(outcomes[i].reason);
+    snprintf(outcomes[i].reason + len, sizeof outcomes[i].reason - len, "; left out of the queue for %d s", delay);
+  }
 
   /* logs and reports, with the scheduler unlocked; the fallback's own
    * decisions are not losd's business */
@@ -231,6 +314,7 @@ void los_cycle_run(struct los_cycle* cy, const struct los_options* o, const stru
       los_conn_report(&cy->conn, o, outcomes[i].report, dec.items[i].partition, dec.items[i].job, outcomes[i].reason);
   }
   free(outcomes);
+  if (by_losd) predict(cy, o, in, ops);
   log_line(ops, LOS_LOG_INFO,
            "sched/los: cycle seq=%" PRIu64
            " by=%s pending=%u running=%u decisions=%u started=%d skipped=%d "

@@ -26,6 +26,15 @@ extern "C" {
 
 enum los_log_level { LOS_LOG_ERROR, LOS_LOG_INFO, LOS_LOG_DEBUG };
 
+/* A pending task of a job array that has no job record of its own yet (the
+ * array's meta record holds it): its id in snapshots and decisions is
+ * (task id + 1) << 32 | the array's job id. Plain Slurm job ids fit in 32 bits. */
+#define LOS_ARRAY_TASK_ID(array_job_id, task_id) ((((uint64_t)(task_id) + 1u) << 32) | (uint64_t)(array_job_id))
+/* The Slurm job record behind an id (the array's meta record for a task id). */
+#define LOS_SLURM_JOB_ID(id) ((uint32_t)((id)&0xffffffffu))
+/* The array task an id names, or -1 for a plain job id. */
+#define LOS_ARRAY_TASK_OF(id) ((id) >> 32 ? (int64_t)((id) >> 32) - 1 : (int64_t)-1)
+
 /* A job in none of the states a decision may expect (completed, ...). */
 #define LOS_JOB_STATE_OTHER 0xff
 
@@ -35,6 +44,7 @@ struct los_job_view {
   uint8_t state;          /* enum los_job_state, or LOS_JOB_STATE_OTHER */
   const char* state_name; /* the scheduler's name of its state, for messages */
   const char* partition;  /* NULL: none */
+  int any_partition;      /* pending in several partitions (-p a,b): the start action checks the one decided */
   uint32_t min_nodes;     /* nodes it asks for */
   int eligible;           /* pending and may start now: not held, no dependency, begin time reached */
 };
@@ -51,14 +61,18 @@ struct los_cycle_ops {
   /* Around the applies of a cycle that has decisions (slurmctld: its write locks). */
   void (*lock)(void* ctx);
   void (*unlock)(void* ctx);
-  /* 0 with *job filled when the job exists, -1 when it does not. */
-  int (*find_job)(void* ctx, uint32_t id, struct los_job_view* job);
+  /* 0 with *job filled when the job exists, -1 when it does not (an array
+   * task id: when the task is no longer pending in its meta record). */
+  int (*find_job)(void* ctx, uint64_t id, struct los_job_view* job);
   /* The actions, called only for decisions that passed the cycle's checks;
    * a refused one fills out (reason and report). */
   void (*start)(void* ctx, const struct los_job_view* job, const struct los_decision* d, struct los_outcome* out);
   void (*suspend)(void* ctx, const struct los_job_view* job, struct los_outcome* out);
   void (*resume)(void* ctx, const struct los_job_view* job, struct los_outcome* out);
   void (*requeue)(void* ctx, const struct los_job_view* job, struct los_outcome* out);
+  /* Optional: losd's predicted starts for the pending jobs of snap (called
+   * under lock/unlock, after the decisions of the same cycle were applied). */
+  void (*predict)(void* ctx, const struct los_predictions* starts, const struct los_snapshot* snap);
   /* One line of the plugin's log. */
   void (*log)(void* ctx, enum los_log_level level, const char* line);
 };
@@ -66,6 +80,13 @@ struct los_cycle_ops {
 /* The scheduler's update stamps (slurmctld: last_job/node/part_update). */
 struct los_update_stamps {
   time_t job, node, part;
+};
+
+/* A job Slurm refused to start: left out of the snapshots until `until`. */
+struct los_refusal {
+  uint32_t job; /* Slurm job id (an array's meta record for its tasks) */
+  time_t until;
+  int delay_s; /* the current back-off; doubles at each refusal up to 16 x los_retry_s */
 };
 
 /* State kept from one cycle to the next; owned by the scheduling thread. */
@@ -78,7 +99,15 @@ struct los_cycle {
   time_t wakeup;                 /* losd's timer (a time slice ends): cycle by then; 0: none */
   struct los_update_stamps seen; /* as of the last snapshot */
   time_t snapshot_second;        /* time() when the last snapshot was taken; 0: looked again */
+  struct los_conn query;         /* to losd's query socket, for the predicted starts */
+  struct los_refusal* refused;   /* jobs Slurm refused to start, backing off */
+  uint32_t refused_count, refused_cap;
 };
+
+/* Drops from snap's queues the jobs backing off after a refusal (time now). */
+void los_cycle_withhold_refused(struct los_cycle* cy, struct los_snapshot* snap, time_t now);
+/* Records that Slurm refused to start job (a Slurm job id) at now; returns the back-off in seconds. */
+int los_cycle_refused(struct los_cycle* cy, uint32_t job, time_t now, int retry_s);
 
 void los_cycle_init(struct los_cycle* cy);
 void los_cycle_free(struct los_cycle* cy);

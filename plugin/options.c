@@ -17,6 +17,8 @@ void los_options_default(struct los_options* o) {
   o->interval_s = 10;
   o->poll_ms = 100;
   o->reconnect_max_ms = 30000;
+  snprintf(o->query_socket, sizeof o->query_socket, "%s", "/run/los/query.sock");
+  o->retry_s = 30;
   o->has_sched_interval_off = 0;
 }
 
@@ -70,6 +72,21 @@ int los_options_parse(const char* params, struct los_options* o, char* err, size
         }
         memcpy(o->socket_path, v, vlen);
         o->socket_path[vlen] = '\0';
+      } else if (!strcmp(key, "los_query_socket")) {
+        if (vlen == 4 && !strncmp(v, "none", 4)) {
+          o->query_socket[0] = '\0';
+        } else if (vlen == 0 || vlen >= sizeof o->query_socket || v[0] != '/') {
+          los_set_err(err, errlen,
+                      "SchedulerParameters los_query_socket=%.*s: expected none or an absolute path of at most %zu "
+                      "bytes",
+                      (int)vlen, v, sizeof o->query_socket - 1);
+          return -1;
+        } else {
+          memcpy(o->query_socket, v, vlen);
+          o->query_socket[vlen] = '\0';
+        }
+      } else if (!strcmp(key, "los_retry_s")) {
+        if (parse_int(key, v, vlen, 1, 3600, &o->retry_s, err, errlen)) return -1;
       } else if (!strcmp(key, "los_timeout_ms")) {
         if (parse_int(key, v, vlen, 1, 600000, &o->timeout_ms, err, errlen)) return -1;
       } else if (!strcmp(key, "los_interval")) {
@@ -92,7 +109,7 @@ int los_options_parse(const char* params, struct los_options* o, char* err, size
       } else {
         los_set_err(err, errlen,
                     "SchedulerParameters %s: unknown sched/los parameter (known: los_socket, los_timeout_ms, "
-                    "los_fallback, los_interval, los_poll_ms, los_reconnect_max_ms)",
+                    "los_fallback, los_interval, los_poll_ms, los_reconnect_max_ms, los_query_socket, los_retry_s)",
                     key);
         return -1;
       }

@@ -18,6 +18,8 @@ struct los_options {
   int interval_s;             /* los_interval, default 10: a cycle at least this often */
   int poll_ms;                /* los_poll_ms, default 100: how often submit/completion is noticed */
   int reconnect_max_ms;       /* los_reconnect_max_ms, default 30000: backoff cap */
+  char query_socket[108];     /* los_query_socket, default /run/los/query.sock; "" (none): no predicted starts */
+  int retry_s;                /* los_retry_s, default 30: a job Slurm refused is offered again after this, doubling */
   int has_sched_interval_off; /* sched_interval=-1 present */
 };
 

@@ -16,10 +16,14 @@
 #include "src/common/xmalloc.h"
 #include "src/common/xstring.h"
 #include "src/slurmctld/job_scheduler.h"
+#include "src/slurmctld/licenses.h"
 #include "src/slurmctld/locks.h"
 #include "src/slurmctld/node_scheduler.h"
 #include "src/slurmctld/slurmctld.h"
 #include "src/slurmctld/srun_comm.h"
+
+/* needs slurmctld.h first */
+#include "src/slurmctld/acct_policy.h"
 
 #include "conn.h"
 #include "cycle.h"
@@ -45,14 +49,74 @@ static int64_t limit_seconds(const job_record_t* job, const part_record_t* part)
   return (int64_t)minutes * 60;
 }
 
-/* A pending job losd may start now: not held, not waiting on a begin time or dependency. */
+/* A pending job losd may start now: not held, not waiting on a begin time or
+ * dependency, not a heterogeneous job; for a job array's meta record see
+ * is_array_meta(). */
 static int job_eligible(const job_record_t* job, time_t now) {
   if (!IS_JOB_PENDING(job) || IS_JOB_COMPLETING(job) || !job->details || !job->part_ptr) return 0;
   if (job->priority == 0) return 0; /* held */
   if (job->details->begin_time && job->details->begin_time > now) return 0;
   if (job->details->depend_list && list_count(job->details->depend_list) > 0) return 0;
-  if (job->het_job_id || job->array_recs) return 0; /* heterogeneous jobs and array heads: not handled */
+  if (job->het_job_id) return 0; /* heterogeneous jobs: not scheduled by sched/los (docs/plugin.md) */
+  /* a task split off an array (a requeued task): the array's throttle (%N) */
+  if (job->array_task_id != NO_VAL && !job->array_recs) {
+    const job_record_t* base = find_job_record(job->array_job_id);
+    if (base && base->array_recs && base->array_recs->max_run_tasks &&
+        base->array_recs->tot_run_tasks >= base->array_recs->max_run_tasks)
+      return 0;
+  }
   return 1;
+}
+
+/* A job array's meta record: it holds the array's pending tasks that have no
+ * record of their own yet. Each is offered to losd as its own job. */
+static int is_array_meta(const job_record_t* job) {
+  return job->array_recs && job->array_recs->task_id_bitmap && IS_JOB_PENDING(job);
+}
+
+/* How many of a meta record's pending tasks may start now (the throttle). */
+static uint32_t array_tasks_allowed(const job_record_t* job) {
+  uint32_t n = (uint32_t)bit_set_count(job->array_recs->task_id_bitmap);
+  uint32_t max = job->array_recs->max_run_tasks, run = job->array_recs->tot_run_tasks;
+  if (max) n = MIN(n, max > run ? max - run : 0);
+  return n;
+}
+
+/* The size losd plans with, and what the start allocates (select/linear,
+ * whole nodes): the job's minimum node count, or more when its CPU count
+ * (-n without -N) needs more nodes of the partition's smallest. */
+static uint32_t job_size(const job_record_t* job, const part_record_t* part) {
+  uint32_t n = job->details->min_nodes ? job->details->min_nodes : 1;
+  uint32_t cpn = 0;
+  node_record_t* node;
+  if (!part || !part->node_bitmap) return n;
+  for (int i = 0; (node = next_node(&i)); ++i)
+    if (bit_test(part->node_bitmap, node->index) && node->cpus && (!cpn || node->cpus < cpn)) cpn = node->cpus;
+  if (cpn && job->details->min_cpus != NO_VAL && job->details->min_cpus > n * cpn)
+    n = (job->details->min_cpus + cpn - 1) / cpn;
+  return n;
+}
+
+static int same_ptr(void* x, void* key) { return x == key; }
+
+/* Whether the pending job may run in part: its partition, or one of the
+ * partitions it was submitted to (-p a,b). */
+static int job_in_partition(const job_record_t* job, const part_record_t* part) {
+  if (job->part_ptr == part) return 1;
+  if (!IS_JOB_PENDING(job) || !job->part_ptr_list) return 0;
+  return list_find_first(job->part_ptr_list, same_ptr, (void*)part) != NULL;
+}
+
+static int add_pending(struct los_partition* p, const job_record_t* job, const part_record_t* part, uint64_t id) {
+  struct los_pending* q = los_partition_add_pending(p);
+  if (!q) return -1;
+  q->id = id;
+  q->user = job->user_id;
+  q->submit = job->details->submit_time;
+  q->size = job_size(job, part);
+  q->limit = limit_seconds(job, part);
+  q->priority = job->priority;
+  return 0;
 }
 
 /* Fills s from slurmctld's records; call with job, node, part READ locks. */
@@ -76,11 +140,11 @@ static int take_snapshot(struct los_snapshot* s, time_t now) {
     ListIterator jit = list_iterator_create(job_list);
     job_record_t* job;
     while ((job = list_next(jit))) {
-      if (job->part_ptr != part) continue;
+      if (!job_in_partition(job, part)) continue;
       /* A completing job still holds the nodes its epilog runs on: it is
        * reported as running on them, so no policy counts them free. */
       bitstr_t* held = IS_JOB_COMPLETING(job) && job->node_bitmap_cg ? job->node_bitmap_cg : job->node_bitmap;
-      if ((IS_JOB_RUNNING(job) || IS_JOB_SUSPENDED(job) || IS_JOB_COMPLETING(job)) && held) {
+      if ((IS_JOB_RUNNING(job) || IS_JOB_SUSPENDED(job) || IS_JOB_COMPLETING(job)) && held && job->part_ptr == part) {
         uint32_t count = 0;
         for (int i = 0; i < node_record_count; ++i)
           if (local[i] >= 0 && bit_test(held, i)) ++count;
@@ -100,18 +164,24 @@ static int take_snapshot(struct los_snapshot* s, time_t now) {
         uint32_t k = 0;
         for (int i = 0; i < node_record_count && k < count; ++i)
           if (local[i] >= 0 && bit_test(held, i)) r->nodes[k++] = (uint32_t)local[i];
+      } else if (job_eligible(job, now) && is_array_meta(job)) {
+        /* every pending task the throttle lets start, lowest task id first */
+        const uint32_t allowed = array_tasks_allowed(job);
+        bitstr_t* tasks = job->array_recs->task_id_bitmap;
+        uint32_t k = 0;
+        for (int64_t t = bit_ffs(tasks); t >= 0 && k < allowed && t < bit_size(tasks); ++t) {
+          if (!bit_test(tasks, t)) continue;
+          if (add_pending(p, job, part, LOS_ARRAY_TASK_ID(job->job_id, t))) {
+            list_iterator_destroy(jit);
+            goto done;
+          }
+          ++k;
+        }
       } else if (job_eligible(job, now)) {
-        struct los_pending* q = los_partition_add_pending(p);
-        if (!q) {
+        if (add_pending(p, job, part, job->job_id)) {
           list_iterator_destroy(jit);
           goto done;
         }
-        q->id = job->job_id;
-        q->user = job->user_id;
-        q->submit = job->details->submit_time;
-        q->size = job->details->min_nodes ? job->details->min_nodes : 1;
-        q->limit = limit_seconds(job, part);
-        q->priority = job->priority;
       }
     }
     list_iterator_destroy(jit);
@@ -138,10 +208,17 @@ static void unlock_after_apply(void* ctx) {
   unlock_slurmctld(write_locks);
 }
 
-static int find_job(void* ctx, uint32_t id, struct los_job_view* view) {
+static int find_job(void* ctx, uint64_t id, struct los_job_view* view) {
   (void)ctx;
-  job_record_t* job = find_job_record(id);
+  const int64_t task = LOS_ARRAY_TASK_OF(id);
+  job_record_t* job = find_job_record(LOS_SLURM_JOB_ID(id));
   if (!job) return -1;
+  if (task >= 0) {
+    /* a pending array task: still pending in its meta record */
+    if (!is_array_meta(job) || task >= bit_size(job->array_recs->task_id_bitmap) ||
+        !bit_test(job->array_recs->task_id_bitmap, task))
+      return -1;
+  }
   view->handle = job;
   view->state = IS_JOB_PENDING(job)     ? LOS_JOB_PENDING
                 : IS_JOB_RUNNING(job)   ? LOS_JOB_RUNNING
@@ -149,8 +226,11 @@ static int find_job(void* ctx, uint32_t id, struct los_job_view* view) {
                                         : LOS_JOB_STATE_OTHER;
   view->state_name = job_state_string(job->job_state);
   view->partition = job->part_ptr ? job->part_ptr->name : NULL;
-  view->min_nodes = job->details ? job->details->min_nodes : 0;
-  view->eligible = job_eligible(job, time(NULL));
+  /* a pending job submitted to several partitions: start() checks the one decided */
+  view->any_partition = IS_JOB_PENDING(job) && job->part_ptr_list && list_count(job->part_ptr_list) > 1;
+  view->min_nodes = job->details ? job_size(job, job->part_ptr) : 0;
+  /* the meta record itself is never a decision's job; its tasks are */
+  view->eligible = job_eligible(job, time(NULL)) && (task >= 0) == (is_array_meta(job) != 0);
   return 0;
 }
 
@@ -168,7 +248,43 @@ static void start_job(void* ctx, const struct los_job_view* view, const struct l
   (void)ctx;
   job_record_t* job = view->handle;
   bitstr_t* chosen = NULL;
-  if (d->node_count) {
+  part_record_t* const own_part = job->part_ptr;
+  if (strcmp(job->part_ptr->name, d->partition)) {
+    /* submitted to several partitions: start it in the one losd decided, as
+     * sched/backfill sets part_ptr to the partition it tries */
+    part_record_t* part = find_part_record((char*)d->partition);
+    if (!part || !job->part_ptr_list || !list_find_first(job->part_ptr_list, same_ptr, part)) {
+      snprintf(out->reason, sizeof out->reason, "the job is not in partition %s", d->partition);
+      out->report = LOS_REPORT_STALE_DECISION;
+      return;
+    }
+    job->part_ptr = part;
+  }
+  /* what sched/backfill and the main scheduler test before select_nodes() */
+  const char* refused = NULL;
+  if (!job_array_start_test(job)) {
+    snprintf(out->reason, sizeof out->reason, "the array's task limit (%%N) is reached");
+    out->report = LOS_REPORT_STALE_DECISION;
+    job->part_ptr = own_part;
+    return;
+  }
+  if (!acct_policy_job_runnable_state(job) && !acct_policy_job_runnable_pre_select(job, false))
+    refused = "an association or QOS limit";
+  else if (license_job_test(job, time(NULL), true) != SLURM_SUCCESS) {
+    job->state_reason = WAIT_LICENSES;
+    xfree(job->state_desc);
+    refused = "licenses";
+  }
+  if (refused) {
+    snprintf(out->reason, sizeof out->reason, "Slurm refused the start: %s (Reason=%s)", refused,
+             job_reason_string(job->state_reason));
+    out->report = LOS_REPORT_START_FAILED;
+    job->part_ptr = own_part;
+    last_job_update = time(NULL);
+    return;
+  }
+  /* a job asking for named nodes (--nodelist) gets them where Slurm finds them */
+  if (d->node_count && !job->details->req_node_bitmap) {
     chosen = bit_alloc(node_record_count);
     for (uint32_t n = 0; n < d->node_count; ++n) {
       node_record_t* node = find_node_record(d->nodes[n]);
@@ -185,6 +301,7 @@ static void start_job(void* ctx, const struct los_job_view* view, const struct l
         snprintf(out->reason, sizeof out->reason, "node %s %s", d->nodes[n], why);
         out->report = LOS_REPORT_STALE_DECISION;
         FREE_NULL_BITMAP(chosen);
+        job->part_ptr = own_part;
         return;
       }
       bit_set(chosen, node->index);
@@ -202,21 +319,47 @@ static void start_job(void* ctx, const struct los_job_view* view, const struct l
   } else if (own_exc) {
     job->details->exc_node_bitmap = bit_copy(own_exc);
   }
+  /* a node range (-N 2-4): the size losd planned, no more */
+  const uint32_t size = job_size(job, job->part_ptr), own_max = job->details->max_nodes;
+  if (!own_max || own_max > size) job->details->max_nodes = size;
+  const uint32_t array_id = job->array_recs ? job->job_id : 0;
+  /* select_nodes() turns an array's meta record into its lowest pending task
+   * and moves the rest to a new record (job_array_post_sched()) */
   int rc = select_nodes(job, false, NULL, NULL, false, SLURMDB_JOB_FLAG_SCHED);
   if (job->details) {
     FREE_NULL_BITMAP(job->details->exc_node_bitmap);
     job->details->exc_node_bitmap = own_exc;
+    job->details->max_nodes = own_max;
   } else {
     FREE_NULL_BITMAP(own_exc);
   }
   FREE_NULL_BITMAP(chosen);
+  if (rc == SLURM_SUCCESS && array_id) {
+    /* the record of the array's remaining tasks was copied from this one
+     * inside select_nodes(), with the exclusions and size cap of this start */
+    job_record_t* rest = find_job_record(array_id);
+    if (rest && rest != job && rest->details) {
+      FREE_NULL_BITMAP(rest->details->exc_node_bitmap);
+      rest->details->exc_node_bitmap = own_exc ? bit_copy(own_exc) : NULL;
+      rest->details->max_nodes = own_max;
+    }
+  }
   if (rc != SLURM_SUCCESS) {
-    snprintf(out->reason, sizeof out->reason, "Slurm refused the start: %s", slurm_strerror(rc));
+    job->part_ptr = own_part;
+    if (rc == ESLURM_NODES_BUSY && job->state_reason == WAIT_NO_REASON) job->state_reason = WAIT_RESOURCES;
+    snprintf(out->reason, sizeof out->reason, "Slurm refused the start: %s (Reason=%s)", slurm_strerror(rc),
+             job_reason_string(job->state_reason));
     out->report = LOS_REPORT_START_FAILED;
+    last_job_update = time(NULL);
     return;
   }
   last_job_update = time(NULL);
-  info("sched/los: started JobId=%u in %s on %s", job->job_id, job->part_ptr->name, job->nodes);
+  if (job->part_ptr != own_part) rebuild_job_part_list(job);
+  if (array_id)
+    info("sched/los: started JobId=%u (JobId=%u_%u) in %s on %s", job->job_id, job->array_job_id, job->array_task_id,
+         job->part_ptr->name, job->nodes);
+  else
+    info("sched/los: started JobId=%u in %s on %s", job->job_id, job->part_ptr->name, job->nodes);
   if (job->batch_flag == 0)
     srun_allocate(job);
   else if (!IS_JOB_CONFIGURING(job))
@@ -264,6 +407,95 @@ static void requeue_job(void* ctx, const struct los_job_view* view, struct los_o
   }
 }
 
+/* ---- predicted starts and reasons, as sched/backfill sets them ---------- */
+
+struct predicted_job {
+  job_record_t* job;
+  int64_t start; /* earliest over its tasks and partitions; -1 unknown */
+  uint32_t reason;
+};
+
+static int by_job_ptr(const void* a, const void* b) {
+  const struct predicted_job *x = a, *y = b;
+  return x->job < y->job ? -1 : x->job > y->job ? 1 : 0;
+}
+
+/* The pending record behind a snapshot id (an array task's meta record), or NULL. */
+static job_record_t* pending_record(uint64_t id) {
+  job_record_t* job = find_job_record(LOS_SLURM_JOB_ID(id));
+  if (!job || !IS_JOB_PENDING(job)) return NULL;
+  if (LOS_ARRAY_TASK_OF(id) >= 0 && !is_array_meta(job)) return NULL;
+  return job;
+}
+
+/* For every job of the snapshot's queues still pending: the Reason (the
+ * first of each queue waits for Resources; a later one for Priority when it
+ * would fit the idle nodes now, else for Resources) and losd's predicted start
+ * as its StartTime (squeue --start). Jobs not offered to losd (held,
+ * dependencies, refused) keep what Slurm set. */
+static void apply_predictions(void* ctx, const struct los_predictions* starts, const struct los_snapshot* snap) {
+  (void)ctx;
+  uint32_t total = 0, n = 0;
+  for (uint32_t p = 0; p < snap->partition_count; ++p) total += snap->partitions[p].pending_count;
+  struct predicted_job* jobs = xcalloc(total ? total : 1, sizeof *jobs);
+  for (uint32_t p = 0; p < snap->partition_count; ++p) {
+    const struct los_partition* lp = &snap->partitions[p];
+    part_record_t* part = find_part_record(lp->name);
+    uint32_t idle = 0;
+    node_record_t* node;
+    if (part && part->node_bitmap)
+      for (int i = 0; (node = next_node(&i)); ++i)
+        if (bit_test(part->node_bitmap, node->index) && node_free(node)) ++idle;
+    int first = 1;
+    for (uint32_t q = 0; q < lp->pending_count; ++q) {
+      job_record_t* job = pending_record(lp->pending[q].id);
+      if (!job) continue; /* started this cycle, or gone */
+      jobs[n].job = job;
+      jobs[n].start = -1;
+      jobs[n].reason = first || lp->pending[q].size > idle ? WAIT_RESOURCES : WAIT_PRIORITY;
+      ++n;
+      first = 0;
+    }
+  }
+  qsort(jobs, n, sizeof *jobs, by_job_ptr);
+  for (uint32_t i = 0; i < starts->count; ++i) {
+    const struct los_predicted* e = &starts->items[i];
+    job_record_t* job = e->start >= 0 ? pending_record(e->job) : NULL;
+    if (!job) continue;
+    struct predicted_job key = {.job = job};
+    struct predicted_job* j = bsearch(&key, jobs, n, sizeof *jobs, by_job_ptr);
+    /* every entry of the record (its tasks, its partitions): the earliest */
+    for (; j && j > jobs && j[-1].job == job; --j) {
+    }
+    for (; j && j < jobs + n && j->job == job; ++j)
+      if (j->start < 0 || e->start < j->start) j->start = e->start;
+  }
+  for (uint32_t i = 0; i < n;) {
+    job_record_t* job = jobs[i].job;
+    int64_t start = -1;
+    uint32_t reason = jobs[i].reason; /* a record's first queue entry in the sort is as good as any */
+    for (; i < n && jobs[i].job == job; ++i)
+      if (jobs[i].start >= 0 && (start < 0 || jobs[i].start < start)) start = jobs[i].start;
+    if (job->state_reason == WAIT_NO_REASON || job->state_reason == WAIT_RESOURCES ||
+        job->state_reason == WAIT_PRIORITY) {
+      if (job->state_reason != reason) {
+        job->state_reason = reason;
+        xfree(job->state_desc);
+      }
+    }
+    job->start_time = start >= 0 ? (time_t)start : 0;
+  }
+  xfree(jobs);
+  /* heterogeneous jobs: never pending without a reason users can read */
+  ListIterator it = list_iterator_create(job_list);
+  job_record_t* job;
+  while ((job = list_next(it))) {
+    if (!job->het_job_id || !IS_JOB_PENDING(job) || job->state_reason != WAIT_NO_REASON || job->state_desc) continue;
+    job->state_desc = xstrdup("sched/los does not schedule heterogeneous jobs (see docs/plugin.md)");
+  }
+  list_iterator_destroy(it);
+}
+
 static void log_to_slurmctld(void* ctx, enum los_log_level level, const char* line) {
   (void)ctx;
   switch (level) {
@@ -288,6 +520,7 @@ static const struct los_cycle_ops slurmctld_ops = {
     .suspend = suspend_job,
     .resume = resume_job,
     .requeue = requeue_job,
+    .predict = apply_predictions,
     .log = log_to_slurmctld,
 };
 

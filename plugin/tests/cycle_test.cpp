@@ -74,7 +74,7 @@ class FakeScheduler {
       s->locked_ = true;
     };
     o.unlock = [](void* c) { self(c)->locked_ = false; };
-    o.find_job = [](void* c, std::uint32_t id, los_job_view* view) {
+    o.find_job = [](void* c, std::uint64_t id, los_job_view* view) {
       auto* s = self(c);
       s->check_locked();
       auto it = s->jobs.find(id);
@@ -340,7 +340,7 @@ TEST(PluginCycle, LosdDecisionsApplyInOrderAndRefusalsAreReported) {
                           "2 batch 1: the job is RUNNING, the decision expected it pending",
                           "2 batch 3: 2 nodes chosen but the job asks for 1",
                           "2 batch 4: the job is in partition other, not batch",
-                          "3 batch 5: Slurm refused the start: Requested nodes are busy",
+                          "3 batch 5: Slurm refused the start: Requested nodes are busy; left out of the queue for 30 s",
                           "2 batch 6: the job is not eligible to start (held, dependency or begin time)",
                           "2 batch 1099511627776: job id 1099511627776 is not a Slurm job id",
                       }));

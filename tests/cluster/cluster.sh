@@ -124,8 +124,9 @@ cluster_up() {
   mkdir -p "$CLUSTER_DIR"/{state,spool,out,pids}
   CLUSTER_SOCKET="$CLUSTER_DIR/losd-plugin.sock"
   if [ "$CLUSTER_SCHEDULER" = sched/los ]; then
-    # CLUSTER_SCHED_BASE replaces sched_interval=-1 (the test of the warning).
-    CLUSTER_SCHED_PARAMS="${CLUSTER_SCHED_BASE-sched_interval=-1},los_socket=$CLUSTER_SOCKET,los_timeout_ms=1000,los_reconnect_max_ms=1000,los_poll_ms=50${extra:+,$extra}"
+    # CLUSTER_SCHED_BASE replaces sched_interval=-1,defer (the test of the warning).
+    # defer: srun/salloc are allocated by the cycles, not at submission.
+    CLUSTER_SCHED_PARAMS="${CLUSTER_SCHED_BASE-sched_interval=-1,defer},los_socket=$CLUSTER_SOCKET,los_query_socket=$CLUSTER_DIR/losd-query.sock,los_timeout_ms=1000,los_reconnect_max_ms=1000,los_poll_ms=50${extra:+,$extra}"
   else
     CLUSTER_SCHED_PARAMS="$extra"
   fi
@@ -164,6 +165,7 @@ SlurmdTimeout=60
 MaxJobCount=20000
 NodeName=n[1-$nodes] NodeHostname=localhost Port=$((base + 1))-$((base + nodes)) CPUs=1 RealMemory=1 State=UNKNOWN
 PartitionName=batch Nodes=n[1-$nodes] Default=YES MaxTime=INFINITE State=$CLUSTER_PARTITION_STATE
+${CLUSTER_EXTRA_CONF:-}
 EOF
   export SLURM_CONF="$CLUSTER_DIR/slurm.conf"
   for i in $(seq 1 "$nodes"); do mkdir -p "$CLUSTER_DIR/spool/n$i"; done
