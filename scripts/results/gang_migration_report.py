@@ -30,7 +30,7 @@ MIGRATION_DEFAULTS = {"c": "10", "q": "64"}
 
 def parse(name):
     head, *rest = name.split(":")
-    params = dict(DEFAULTS)
+    params = dict(DEFAULTS) if head in ("gang", "bgs", "mgs", "mbgs") else {}
     if head in ("mgs", "mbgs"):
         params.update(MIGRATION_DEFAULTS)
     for p in rest:
