@@ -185,7 +185,10 @@ int los_decode_decisions(const uint8_t* payload, size_t len, struct los_decision
       return -1;
     }
     char* pname = dup_n(part, plen);
-    if (!pname) return -1;
+    if (!pname) {
+      los_set_err(err, errlen, "out of memory");
+      return -1;
+    }
     struct los_decision* d = los_decisions_add(out, kind, expected, pname, job, nodes);
     free(pname);
     if (!d) {
@@ -200,7 +203,10 @@ int los_decode_decisions(const uint8_t* payload, size_t len, struct los_decision
         return -1;
       }
       d->nodes[n] = dup_n(name, nlen);
-      if (!d->nodes[n]) return -1;
+      if (!d->nodes[n]) {
+        los_set_err(err, errlen, "out of memory");
+        return -1;
+      }
     }
   }
   if (c.p != c.end) {
