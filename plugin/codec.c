@@ -175,6 +175,10 @@ int los_decode_decisions(const uint8_t* payload, size_t len, struct los_decision
       los_set_err(err, errlen, "DECISIONS: decision %u has unknown kind %u or job state %u", i, kind, expected);
       return -1;
     }
+    if (memchr(part, '\0', plen)) {
+      los_set_err(err, errlen, "DECISIONS: decision %u: partition name holds a NUL byte", i);
+      return -1;
+    }
     if (job > LOS_JOB_ID_MAX) {
       los_set_err(err, errlen, "DECISIONS: decision %u: job id %llu does not fit a signed 64-bit id", i,
                   (unsigned long long)job);
@@ -200,6 +204,10 @@ int los_decode_decisions(const uint8_t* payload, size_t len, struct los_decision
       const char* name = los_get_str(&c, &nlen);
       if (c.failed || nlen == 0) {
         los_set_err(err, errlen, "DECISIONS: decision %u node %u truncated or empty", i, n);
+        return -1;
+      }
+      if (memchr(name, '\0', nlen)) {
+        los_set_err(err, errlen, "DECISIONS: decision %u node %u: name holds a NUL byte", i, n);
         return -1;
       }
       d->nodes[n] = dup_n(name, nlen);

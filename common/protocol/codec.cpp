@@ -92,6 +92,13 @@ class Reader {
     pos_ += n;
     return s;
   }
+  // A partition or node name: the plugin holds names as C strings, so a
+  // NUL byte would cut one short (the C decoder refuses it too).
+  std::string name(const char* what) {
+    std::string s = str(what);
+    if (s.find('\0') != std::string::npos) fail(std::string(what) + " holds a NUL byte");
+    return s;
+  }
   // A count of items each at least `min_item_bytes` long: a count the
   // remaining payload cannot hold is rejected before anything is allocated.
   std::size_t count(const char* what, std::size_t min_item_bytes) {
@@ -298,7 +305,7 @@ SnapshotMessage decode_snapshot(std::span<const std::uint8_t> payload) {
     Snapshot s;
     s.now = m.now;
     s.resync = m.resync;
-    s.partition = r.str("partition name");
+    s.partition = r.name("partition name");
     const std::string where = "partition '" + s.partition + "'";
     if (s.partition.empty()) r.fail("partition " + std::to_string(pi) + " has an empty name");
     if (!part_names.insert(s.partition).second) r.fail(where + " appears twice");
@@ -307,7 +314,7 @@ SnapshotMessage decode_snapshot(std::span<const std::uint8_t> payload) {
     s.nodes.resize(nodes);
     for (std::size_t ni = 0; ni < nodes; ++ni) {
       Node& n = s.nodes[ni];
-      n.name = r.str("node name");
+      n.name = r.name("node name");
       if (n.name.empty()) r.fail(where + " node " + std::to_string(ni) + " has an empty name");
       const std::uint8_t st = r.u8("node state");
       if (st > LOS_NODE_DOWN) r.fail(where + " node '" + n.name + "': unknown state " + std::to_string(st));
@@ -402,12 +409,12 @@ DecisionsMessage decode_decisions(std::span<const std::uint8_t> payload) {
     d.kind = static_cast<Decision::Kind>(kind);
     d.expected_state = r.u8("expected job state");
     if (d.expected_state > LOS_JOB_SUSPENDED) r.fail("unknown job state " + std::to_string(d.expected_state));
-    d.partition = r.str("partition name");
+    d.partition = r.name("partition name");
     d.job = job_id(r, "job id");
     const std::size_t nodes = r.count("node count", 2);
     d.nodes.resize(nodes);
     for (std::string& name : d.nodes) {
-      name = r.str("node name");
+      name = r.name("node name");
       if (name.empty()) r.fail("job " + std::to_string(d.job) + ": empty node name");
     }
   }

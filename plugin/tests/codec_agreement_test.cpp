@@ -111,6 +111,16 @@ TEST(PluginCodecAgreement, NodeNamesAreNotEmpty) {
   expect_both(payload(-1, 5, {"n1", ""}), false, "an empty second node name");
 }
 
+TEST(PluginCodecAgreement, NamesHoldNoNulByte) {
+  // Found by the decisions_differential fuzz target: the C decoder cut
+  // "n\0x" to "n", the C++ one kept three bytes.
+  expect_both(payload(-1, 5, {std::string("n\0x", 3)}), false, "a node name with a NUL byte");
+  expect_both(payload(-1, 5, {std::string(2, '\0')}), false, "a node name of NUL bytes");
+  Bytes p = payload(-1, 5, {});
+  p[8 + 8 + 4 + 2 + 2 + 1] = 0;  // "batch" -> "b\0tch"
+  expect_both(p, false, "a partition name with a NUL byte");
+}
+
 TEST(PluginCodecAgreement, LosdNeverSendsAWakeupThePluginRefuses) {
   los::protocol::DecisionsMessage m;
   m.wakeup = los::kTimeMax + 1;  // a policy's timer far in the future: no timer
