@@ -47,10 +47,22 @@ static uint8_t* frame_room(struct frame* f, size_t n) {
   f->b->len += n;
   return p;
 }
-static void fu8(struct frame* f, uint8_t v) { uint8_t* p = frame_room(f, 1); if (p) los_put_u8(p, v); }
-static void fu16(struct frame* f, uint16_t v) { uint8_t* p = frame_room(f, 2); if (p) los_put_u16(p, v); }
-static void fu32(struct frame* f, uint32_t v) { uint8_t* p = frame_room(f, 4); if (p) los_put_u32(p, v); }
-static void fu64(struct frame* f, uint64_t v) { uint8_t* p = frame_room(f, 8); if (p) los_put_u64(p, v); }
+static void fu8(struct frame* f, uint8_t v) {
+  uint8_t* p = frame_room(f, 1);
+  if (p) los_put_u8(p, v);
+}
+static void fu16(struct frame* f, uint16_t v) {
+  uint8_t* p = frame_room(f, 2);
+  if (p) los_put_u16(p, v);
+}
+static void fu32(struct frame* f, uint32_t v) {
+  uint8_t* p = frame_room(f, 4);
+  if (p) los_put_u32(p, v);
+}
+static void fu64(struct frame* f, uint64_t v) {
+  uint8_t* p = frame_room(f, 8);
+  if (p) los_put_u64(p, v);
+}
 static void fi64(struct frame* f, int64_t v) { fu64(f, (uint64_t)v); }
 static void fstr(struct frame* f, const char* s) {
   uint16_t n = (uint16_t)clamp_str(s);

@@ -32,8 +32,8 @@ struct Job {
   int partition = -1;
   Time submit = 0;
   int size = 0;
-  Time estimate = 0;  // the user's runtime estimate (the wall-clock limit), > 0
-  Time runtime = 0;   // actual run time where known (simulation); >= 0
+  Time estimate = 0;    // the user's runtime estimate (the wall-clock limit), > 0
+  Time runtime = 0;     // actual run time where known (simulation); >= 0
   double priority = 0;  // live systems: the resource manager's priority
 };
 

@@ -85,8 +85,8 @@ class Reader {
   }
   std::string str(const char* what) {
     const std::uint16_t n = u16(what);
-    if (n > LOS_MAX_STRING) fail(std::string(what) + " is " + std::to_string(n) + " bytes (max " +
-                                 std::to_string(LOS_MAX_STRING) + ")");
+    if (n > LOS_MAX_STRING)
+      fail(std::string(what) + " is " + std::to_string(n) + " bytes (max " + std::to_string(LOS_MAX_STRING) + ")");
     need(n, what);
     std::string s(reinterpret_cast<const char*>(in_.data() + pos_), n);
     pos_ += n;
@@ -138,26 +138,32 @@ class Reader {
   std::size_t pos_ = 0;
 };
 
-Bytes frame(std::uint16_t type, std::uint32_t request_id, Writer& w) {
-  return make_frame(type, request_id, w.bytes());
-}
+Bytes frame(std::uint16_t type, std::uint32_t request_id, Writer& w) { return make_frame(type, request_id, w.bytes()); }
 
 std::uint8_t node_state_code(Node::State s) {
   switch (s) {
-    case Node::State::Idle: return LOS_NODE_IDLE;
-    case Node::State::Allocated: return LOS_NODE_ALLOCATED;
-    case Node::State::Drained: return LOS_NODE_DRAINED;
-    case Node::State::Down: return LOS_NODE_DOWN;
+    case Node::State::Idle:
+      return LOS_NODE_IDLE;
+    case Node::State::Allocated:
+      return LOS_NODE_ALLOCATED;
+    case Node::State::Drained:
+      return LOS_NODE_DRAINED;
+    case Node::State::Down:
+      return LOS_NODE_DOWN;
   }
   return LOS_NODE_DOWN;
 }
 
 std::uint8_t decision_code(Decision::Kind k) {
   switch (k) {
-    case Decision::Kind::Start: return LOS_DECIDE_START;
-    case Decision::Kind::Suspend: return LOS_DECIDE_SUSPEND;
-    case Decision::Kind::Resume: return LOS_DECIDE_RESUME;
-    case Decision::Kind::Requeue: return LOS_DECIDE_REQUEUE;
+    case Decision::Kind::Start:
+      return LOS_DECIDE_START;
+    case Decision::Kind::Suspend:
+      return LOS_DECIDE_SUSPEND;
+    case Decision::Kind::Resume:
+      return LOS_DECIDE_RESUME;
+    case Decision::Kind::Requeue:
+      return LOS_DECIDE_REQUEUE;
   }
   return LOS_DECIDE_START;
 }
@@ -636,21 +642,36 @@ std::string decode_query_partition(std::span<const std::uint8_t> payload) {
 
 std::string type_name(std::uint16_t type) {
   switch (type) {
-    case LOS_MSG_HELLO: return "HELLO";
-    case LOS_MSG_HELLO_OK: return "HELLO_OK";
-    case LOS_MSG_ERROR: return "ERROR";
-    case LOS_MSG_SNAPSHOT: return "SNAPSHOT";
-    case LOS_MSG_DECISIONS: return "DECISIONS";
-    case LOS_MSG_REPORT: return "REPORT";
-    case LOS_MSG_QUERY_STATUS: return "QUERY_STATUS";
-    case LOS_MSG_STATUS: return "STATUS";
-    case LOS_MSG_QUERY_PLAN: return "QUERY_PLAN";
-    case LOS_MSG_PLAN: return "PLAN";
-    case LOS_MSG_QUERY_STARTS: return "QUERY_STARTS";
-    case LOS_MSG_STARTS: return "STARTS";
-    case LOS_MSG_SET_POLICY: return "SET_POLICY";
-    case LOS_MSG_SET_POLICY_OK: return "SET_POLICY_OK";
-    default: return "type " + std::to_string(type);
+    case LOS_MSG_HELLO:
+      return "HELLO";
+    case LOS_MSG_HELLO_OK:
+      return "HELLO_OK";
+    case LOS_MSG_ERROR:
+      return "ERROR";
+    case LOS_MSG_SNAPSHOT:
+      return "SNAPSHOT";
+    case LOS_MSG_DECISIONS:
+      return "DECISIONS";
+    case LOS_MSG_REPORT:
+      return "REPORT";
+    case LOS_MSG_QUERY_STATUS:
+      return "QUERY_STATUS";
+    case LOS_MSG_STATUS:
+      return "STATUS";
+    case LOS_MSG_QUERY_PLAN:
+      return "QUERY_PLAN";
+    case LOS_MSG_PLAN:
+      return "PLAN";
+    case LOS_MSG_QUERY_STARTS:
+      return "QUERY_STARTS";
+    case LOS_MSG_STARTS:
+      return "STARTS";
+    case LOS_MSG_SET_POLICY:
+      return "SET_POLICY";
+    case LOS_MSG_SET_POLICY_OK:
+      return "SET_POLICY_OK";
+    default:
+      return "type " + std::to_string(type);
   }
 }
 

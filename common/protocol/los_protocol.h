@@ -34,9 +34,9 @@ extern "C" {
 
 enum los_msg_type {
   /* handshake: first frame on every connection, any socket */
-  LOS_MSG_HELLO = 1,      /* client -> losd */
-  LOS_MSG_HELLO_OK = 2,   /* losd -> client */
-  LOS_MSG_ERROR = 3,      /* losd -> client: reply to a bad request */
+  LOS_MSG_HELLO = 1,    /* client -> losd */
+  LOS_MSG_HELLO_OK = 2, /* losd -> client */
+  LOS_MSG_ERROR = 3,    /* losd -> client: reply to a bad request */
   /* plugin socket */
   LOS_MSG_SNAPSHOT = 16,  /* plugin -> losd */
   LOS_MSG_DECISIONS = 17, /* losd -> plugin: the reply to a snapshot */
@@ -54,16 +54,16 @@ enum los_msg_type {
 };
 
 enum los_error_code {
-  LOS_ERR_MALFORMED = 1,     /* payload does not decode */
-  LOS_ERR_VERSION = 2,       /* unsupported protocol version: connection closed */
-  LOS_ERR_TOO_LARGE = 3,     /* payload_length above the limit: connection closed */
-  LOS_ERR_UNKNOWN_TYPE = 4,  /* message type unknown */
-  LOS_ERR_NOT_ALLOWED = 5,   /* type not allowed on this socket (e.g. a change on the query socket) */
-  LOS_ERR_HANDSHAKE = 6,     /* first frame not HELLO, or HELLO refused: connection closed */
-  LOS_ERR_NOT_FOUND = 7,     /* no such partition */
-  LOS_ERR_BAD_REQUEST = 8,   /* decodes but is invalid (bad policy spec, ...) */
+  LOS_ERR_MALFORMED = 1,    /* payload does not decode */
+  LOS_ERR_VERSION = 2,      /* unsupported protocol version: connection closed */
+  LOS_ERR_TOO_LARGE = 3,    /* payload_length above the limit: connection closed */
+  LOS_ERR_UNKNOWN_TYPE = 4, /* message type unknown */
+  LOS_ERR_NOT_ALLOWED = 5,  /* type not allowed on this socket (e.g. a change on the query socket) */
+  LOS_ERR_HANDSHAKE = 6,    /* first frame not HELLO, or HELLO refused: connection closed */
+  LOS_ERR_NOT_FOUND = 7,    /* no such partition */
+  LOS_ERR_BAD_REQUEST = 8,  /* decodes but is invalid (bad policy spec, ...) */
   LOS_ERR_INTERNAL = 9,
-  LOS_ERR_BAD_MAGIC = 10     /* not a LOS frame: connection closed */
+  LOS_ERR_BAD_MAGIC = 10 /* not a LOS frame: connection closed */
 };
 
 /* Node state in a snapshot (u8). */
@@ -98,21 +98,32 @@ enum los_report_kind {
 
 /* ---- field encoders: write at p, return p advanced ---------------------- */
 
-static inline uint8_t* los_put_u8(uint8_t* p, uint8_t v) { p[0] = v; return p + 1; }
+static inline uint8_t* los_put_u8(uint8_t* p, uint8_t v) {
+  p[0] = v;
+  return p + 1;
+}
 static inline uint8_t* los_put_u16(uint8_t* p, uint16_t v) {
-  p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); return p + 2;
+  p[0] = (uint8_t)v;
+  p[1] = (uint8_t)(v >> 8);
+  return p + 2;
 }
 static inline uint8_t* los_put_u32(uint8_t* p, uint32_t v) {
-  p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); p[2] = (uint8_t)(v >> 16); p[3] = (uint8_t)(v >> 24);
+  p[0] = (uint8_t)v;
+  p[1] = (uint8_t)(v >> 8);
+  p[2] = (uint8_t)(v >> 16);
+  p[3] = (uint8_t)(v >> 24);
   return p + 4;
 }
 static inline uint8_t* los_put_u64(uint8_t* p, uint64_t v) {
-  p = los_put_u32(p, (uint32_t)v); return los_put_u32(p, (uint32_t)(v >> 32));
+  p = los_put_u32(p, (uint32_t)v);
+  return los_put_u32(p, (uint32_t)(v >> 32));
 }
 static inline uint8_t* los_put_i64(uint8_t* p, int64_t v) { return los_put_u64(p, (uint64_t)v); }
 /* A string: u16 length, then the bytes (no terminator). len <= LOS_MAX_STRING. */
 static inline uint8_t* los_put_str(uint8_t* p, const char* s, uint16_t len) {
-  p = los_put_u16(p, len); memcpy(p, s, len); return p + len;
+  p = los_put_u16(p, len);
+  memcpy(p, s, len);
+  return p + len;
 }
 /* Bytes los_put_str writes for a string of len bytes. */
 static inline size_t los_str_size(size_t len) { return 2u + len; }
@@ -134,7 +145,10 @@ struct los_cursor {
 };
 
 static inline int los_cursor_take(struct los_cursor* c, size_t n) {
-  if (c->failed || (size_t)(c->end - c->p) < n) { c->failed = 1; return 0; }
+  if (c->failed || (size_t)(c->end - c->p) < n) {
+    c->failed = 1;
+    return 0;
+  }
   return 1;
 }
 static inline uint8_t los_get_u8(struct los_cursor* c) {
@@ -165,7 +179,11 @@ static inline int64_t los_get_i64(struct los_cursor* c) { return (int64_t)los_ge
 static inline const char* los_get_str(struct los_cursor* c, uint16_t* len) {
   const char* s;
   *len = los_get_u16(c);
-  if (*len > LOS_MAX_STRING || !los_cursor_take(c, *len)) { c->failed = 1; *len = 0; return ""; }
+  if (*len > LOS_MAX_STRING || !los_cursor_take(c, *len)) {
+    c->failed = 1;
+    *len = 0;
+    return "";
+  }
   s = (const char*)c->p;
   c->p += *len;
   return s;

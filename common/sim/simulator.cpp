@@ -18,10 +18,10 @@ static_assert(kClockLimit + 1024 * kTimeMax <= kTimeInfinity);
 
 struct JobState {
   State state = State::Future;
-  Time remaining = 0;   // dedicated work still to do
-  Time stall = 0;       // overhead to pay before progressing
-  Time resumed_at = 0;  // when it last started executing
-  std::uint32_t version = 0;  // invalidates a scheduled completion
+  Time remaining = 0;           // dedicated work still to do
+  Time stall = 0;               // overhead to pay before progressing
+  Time resumed_at = 0;          // when it last started executing
+  std::uint32_t version = 0;    // invalidates a scheduled completion
   std::int32_t run_index = -1;  // position in snapshot.running
 };
 
@@ -111,8 +111,7 @@ class Engine {
       throw SimulationError("policy " + policy_.name() + " left " + std::to_string(snap_.running.size()) +
                             " jobs suspended at the end of the simulation");
     }
-    result_.wall_seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+    result_.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
     if (options_.progress) options_.progress(1.0);
     return std::move(result_);
   }
@@ -161,7 +160,8 @@ class Engine {
       throw SimulationError(what + ": the hook may not change the job's id or submit time");
     }
     if (j.size <= 0 || j.size > w_.units) {
-      throw SimulationError(what + ": size " + std::to_string(j.size) + " outside [1, " + std::to_string(w_.units) + "]");
+      throw SimulationError(what + ": size " + std::to_string(j.size) + " outside [1, " + std::to_string(w_.units) +
+                            "]");
     }
     if (j.estimate < 0 || j.runtime < 0) {
       throw SimulationError(what + ": negative estimate or run time");
@@ -255,7 +255,8 @@ class Engine {
           break;
         }
         case Decision::Kind::Suspend: {
-          if (s.state != State::Executing) throw SimulationError(who(d.job) + ": suspend of a job that is not executing");
+          if (s.state != State::Executing)
+            throw SimulationError(who(d.job) + ": suspend of a job that is not executing");
           account_progress(i);
           ++s.version;  // its completion is off
           s.state = State::Suspended;
@@ -267,7 +268,8 @@ class Engine {
           break;
         }
         case Decision::Kind::Resume: {
-          if (s.state != State::Suspended) throw SimulationError(who(d.job) + ": resume of a job that is not suspended");
+          if (s.state != State::Suspended)
+            throw SimulationError(who(d.job) + ": resume of a job that is not suspended");
           if (j.size > snap_.free_units) {
             throw SimulationError(who(d.job) + ": resume needs " + std::to_string(j.size) + " units but only " +
                                   std::to_string(snap_.free_units) + " are free");
@@ -329,7 +331,7 @@ class Engine {
   std::uint32_t wake_version_ = 0;
   std::size_t admitted_ = 0;  // queued jobs the policy has admitted (time sharing)
   std::size_t stalled_ = 0;   // overhead charges so far: 0 skips the overhead integral
-  bool unseen_ = false;  // something happened at this instant that the policy has not stepped on
+  bool unseen_ = false;       // something happened at this instant that the policy has not stepped on
   Snapshot snap_;
   SimResult result_;
 };

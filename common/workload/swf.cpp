@@ -20,11 +20,24 @@ namespace los {
 namespace {
 
 constexpr int kFields = 18;
-constexpr const char* kFieldNames[kFields] = {
-    "job number",      "submit time",   "wait time",       "run time",     "allocated processors",
-    "average CPU time", "used memory",  "requested processors", "requested time", "requested memory",
-    "status",          "user id",       "group id",        "executable number", "queue number",
-    "partition number", "preceding job", "think time"};
+constexpr const char* kFieldNames[kFields] = {"job number",
+                                              "submit time",
+                                              "wait time",
+                                              "run time",
+                                              "allocated processors",
+                                              "average CPU time",
+                                              "used memory",
+                                              "requested processors",
+                                              "requested time",
+                                              "requested memory",
+                                              "status",
+                                              "user id",
+                                              "group id",
+                                              "executable number",
+                                              "queue number",
+                                              "partition number",
+                                              "preceding job",
+                                              "think time"};
 
 struct GzCloser {
   void operator()(gzFile f) const {
@@ -96,7 +109,8 @@ class SwfParser {
     w.header = std::move(header_);
     w.units = options_.units > 0 ? options_.units : (max_procs_ > 0 ? max_procs_ : max_nodes_);
     if (w.units <= 0) {
-      throw WorkloadError(name_ + ": the machine size is unknown: the header has no MaxProcs or MaxNodes; give --nodes N");
+      throw WorkloadError(name_ +
+                          ": the machine size is unknown: the header has no MaxProcs or MaxNodes; give --nodes N");
     }
     CleaningReport& c = w.cleaning;
     c = report_;
@@ -358,10 +372,11 @@ void write_swf(std::ostream& out, const std::vector<std::string>& header, const 
   for (const std::string& h : header) out << "; " << h << '\n';
   char line[512];
   for (const SwfRecord& r : records) {
-    const int n = std::snprintf(
-        line, sizeof line, "%lld %lld %lld %lld %lld %.6g %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld\n",
-        r.job, r.submit, r.wait, r.runtime, r.alloc, r.avg_cpu, r.used_mem, r.req_procs, r.req_time, r.req_mem,
-        r.status, r.user, r.group, r.executable, r.queue, r.partition, r.preceding, r.think);
+    const int n =
+        std::snprintf(line, sizeof line,
+                      "%lld %lld %lld %lld %lld %.6g %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld\n",
+                      r.job, r.submit, r.wait, r.runtime, r.alloc, r.avg_cpu, r.used_mem, r.req_procs, r.req_time,
+                      r.req_mem, r.status, r.user, r.group, r.executable, r.queue, r.partition, r.preceding, r.think);
     out.write(line, n);
   }
 }

@@ -40,16 +40,16 @@ class WorkloadError : public std::runtime_error {
 
 // What cleaning a trace did.
 struct CleaningReport {
-  std::size_t records = 0;               // job lines read
+  std::size_t records = 0;  // job lines read
   std::size_t dropped_zero_size = 0;
   std::size_t dropped_oversize = 0;
   std::size_t dropped_unknown_runtime = 0;
   std::size_t dropped_unknown_submit = 0;  // submit time -1
-  std::size_t size_from_allocated = 0;   // requested size was -1
-  std::size_t estimate_from_runtime = 0; // estimate was -1 or 0
+  std::size_t size_from_allocated = 0;     // requested size was -1
+  std::size_t estimate_from_runtime = 0;   // estimate was -1 or 0
   std::size_t runtime_over_estimate = 0;
-  std::size_t cancelled = 0;             // run time 0
-  std::size_t out_of_order = 0;          // submit earlier than the line before
+  std::size_t cancelled = 0;     // run time 0
+  std::size_t out_of_order = 0;  // submit earlier than the line before
 
   std::size_t dropped() const {
     return dropped_zero_size + dropped_oversize + dropped_unknown_runtime + dropped_unknown_submit;
@@ -57,8 +57,8 @@ struct CleaningReport {
 };
 
 struct Workload {
-  std::string source;   // file name or generator description
-  int units = 0;        // machine size in allocation units
+  std::string source;     // file name or generator description
+  int units = 0;          // machine size in allocation units
   std::vector<Job> jobs;  // sorted by submit time, ids unique
   CleaningReport cleaning;
   std::vector<std::string> header;  // the trace's header comment lines, without ';'

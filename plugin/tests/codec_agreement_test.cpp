@@ -29,9 +29,9 @@ Bytes payload(std::int64_t wakeup, std::uint64_t job, const std::vector<std::str
     put(s.size(), 2);
     b.insert(b.end(), s.begin(), s.end());
   };
-  put(9, 8);                                     // seq
+  put(9, 8);                                   // seq
   put(static_cast<std::uint64_t>(wakeup), 8);  // wakeup
-  put(1, 4);                                     // one decision
+  put(1, 4);                                   // one decision
   put(LOS_DECIDE_START, 1);
   put(LOS_JOB_PENDING, 1);
   str("batch");
@@ -127,8 +127,8 @@ TEST(PluginCodecAgreement, LosdNeverSendsAWakeupThePluginRefuses) {
   const Bytes frame = los::protocol::encode(m, 1);
   Decs d;
   char err[256] = "";
-  ASSERT_EQ(los_decode_decisions(frame.data() + LOS_FRAME_HEADER_SIZE, frame.size() - LOS_FRAME_HEADER_SIZE, &d.d,
-                                 err, sizeof err),
+  ASSERT_EQ(los_decode_decisions(frame.data() + LOS_FRAME_HEADER_SIZE, frame.size() - LOS_FRAME_HEADER_SIZE, &d.d, err,
+                                 sizeof err),
             0)
       << err;
   EXPECT_EQ(d.d.wakeup, LOS_START_UNKNOWN);

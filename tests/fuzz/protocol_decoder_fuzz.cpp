@@ -20,19 +20,45 @@ void same_bytes(const Bytes& frame, std::span<const std::uint8_t> payload) {
 
 void decode(std::uint8_t which, std::span<const std::uint8_t> p) {
   switch (which % 13) {
-    case 0: same_bytes(encode(decode_snapshot(p)), p); break;
-    case 1: same_bytes(encode(decode_decisions(p)), p); break;
-    case 2: decode_hello(p); break;
-    case 3: decode_hello_ok(p); break;
-    case 4: decode_error(p); break;
-    case 5: decode_report(p); break;
-    case 6: decode_status(p); break;
-    case 7: decode_plan(p); break;
-    case 8: decode_starts(p); break;
-    case 9: decode_set_policy(p); break;
-    case 10: decode_set_policy_ok(p); break;
-    case 11: decode_query_status(p); break;
-    case 12: decode_query_partition(p); break;
+    case 0:
+      same_bytes(encode(decode_snapshot(p)), p);
+      break;
+    case 1:
+      same_bytes(encode(decode_decisions(p)), p);
+      break;
+    case 2:
+      decode_hello(p);
+      break;
+    case 3:
+      decode_hello_ok(p);
+      break;
+    case 4:
+      decode_error(p);
+      break;
+    case 5:
+      decode_report(p);
+      break;
+    case 6:
+      decode_status(p);
+      break;
+    case 7:
+      decode_plan(p);
+      break;
+    case 8:
+      decode_starts(p);
+      break;
+    case 9:
+      decode_set_policy(p);
+      break;
+    case 10:
+      decode_set_policy_ok(p);
+      break;
+    case 11:
+      decode_query_status(p);
+      break;
+    case 12:
+      decode_query_partition(p);
+      break;
   }
 }
 

@@ -103,8 +103,8 @@ TEST(SwfHostile, UnknownSubmitTimeIsDroppedAndCounted) {
 }
 
 TEST(SwfHostile, NulByteIsAnErrorNotALostRecord) {
-  const std::string text = kHeader + std::string("; a comment \0 with a NUL\n", 25) + record("1", "0", "10") +
-                           record("2", "5", "10");
+  const std::string text =
+      kHeader + std::string("; a comment \0 with a NUL\n", 25) + record("1", "0", "10") + record("2", "5", "10");
   std::string e = error_of(text);
   EXPECT_TRUE(has(e, "t.swf:2: column 13: NUL byte")) << e;
 

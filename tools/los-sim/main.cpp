@@ -9,13 +9,13 @@
 #include <string>
 #include <vector>
 
+#include "generate.hpp"
 #include "metrics/summary.hpp"
 #include "policy/registry.hpp"
-#include "util/cli.hpp"
-#include "generate.hpp"
 #include "report.hpp"
 #include "sim/invariants.hpp"
 #include "sim/simulator.hpp"
+#include "util/cli.hpp"
 #include "util/parse.hpp"
 #include "workload/models.hpp"
 #include "workload/swf.hpp"
@@ -176,8 +176,8 @@ class ProgressBar {
     shown_ = true;
     const int width = 30;
     const int filled = static_cast<int>(fraction * width);
-    std::fprintf(stderr, "\r%-16.16s [%.*s%*s] %3d%%", label_.c_str(), filled, "==============================",
-                 width - filled, "", static_cast<int>(fraction * 100));
+    std::fprintf(stderr, "\r%-16.16s [%.*s%*s] %3d%%", label_.c_str(), filled,
+                 "==============================", width - filled, "", static_cast<int>(fraction * 100));
     std::fflush(stderr);
   }
 
@@ -203,10 +203,8 @@ std::string schedule_path(const std::string& base, const std::string& policy, bo
 void write_schedule(const std::string& path, const los::SimResult& r, const los::Workload& w) {
   std::ofstream out(path);
   if (!out) throw los::WorkloadError(path + ": cannot write the schedule");
-  std::vector<std::string> header = {"Simulated schedule written by los-sim",
-                                     "Policy: " + r.policy,
-                                     "Workload: " + w.source,
-                                     "MaxProcs: " + std::to_string(w.units)};
+  std::vector<std::string> header = {"Simulated schedule written by los-sim", "Policy: " + r.policy,
+                                     "Workload: " + w.source, "MaxProcs: " + std::to_string(w.units)};
   std::vector<los::SwfRecord> records;
   records.reserve(r.jobs.size());
   for (const los::JobOutcome& o : r.jobs) {
@@ -257,12 +255,14 @@ int run(const Options& o) {
   los::Workload w = load_workload(o.workload, read);
   const los::CleaningReport& c = w.cleaning;
   if (!o.quiet) {
-    if (c.out_of_order) std::cerr << "los-sim: warning: " << o.workload << ": " << c.out_of_order << " jobs submitted out of order; sorted by submit time\n";
+    if (c.out_of_order)
+      std::cerr << "los-sim: warning: " << o.workload << ": " << c.out_of_order
+                << " jobs submitted out of order; sorted by submit time\n";
     if (c.dropped()) {
       std::cerr << "los-sim: " << o.workload << ": dropped " << c.dropped() << " of " << c.records << " jobs ("
                 << c.dropped_oversize << " larger than " << w.units << " units, " << c.dropped_zero_size
-                << " of size 0, " << c.dropped_unknown_runtime << " with unknown run time, "
-                << c.dropped_unknown_submit << " with unknown submit time)\n";
+                << " of size 0, " << c.dropped_unknown_runtime << " with unknown run time, " << c.dropped_unknown_submit
+                << " with unknown submit time)\n";
     }
   }
   los::cut_window(w, o.skip, o.jobs);
