@@ -162,6 +162,11 @@ int los_decode_decisions(const uint8_t* payload, size_t len, struct los_decision
   out->seq = los_get_u64(&c);
   out->wakeup = los_get_i64(&c);
   count = los_get_u32(&c);
+  /* the same rules as losd's C++ decoder (docs/protocol.md, DECISIONS) */
+  if (!c.failed && out->wakeup != LOS_START_UNKNOWN && (out->wakeup < 0 || out->wakeup > LOS_TIME_MAX)) {
+    los_set_err(err, errlen, "DECISIONS: wakeup %lld is neither -1 nor in [0, 2^50 s]", (long long)out->wakeup);
+    return -1;
+  }
   /* each decision is at least 16 bytes: refuse counts the payload cannot hold */
   if (c.failed || (uint64_t)count * 16u > (uint64_t)(c.end - c.p)) {
     los_set_err(err, errlen, "DECISIONS: decision count %u does not fit the %zu-byte payload", count, len);
@@ -182,12 +187,24 @@ int los_decode_decisions(const uint8_t* payload, size_t len, struct los_decision
       los_set_err(err, errlen, "DECISIONS: decision %u has unknown kind %u or job state %u", i, kind, expected);
       return -1;
     }
+    if (memchr(part, '\0', plen)) {
+      los_set_err(err, errlen, "DECISIONS: decision %u: partition name holds a NUL byte", i);
+      return -1;
+    }
+    if (job > LOS_JOB_ID_MAX) {
+      los_set_err(err, errlen, "DECISIONS: decision %u: job id %llu does not fit a signed 64-bit id", i,
+                  (unsigned long long)job);
+      return -1;
+    }
     if ((uint64_t)nodes * 2u > (uint64_t)(c.end - c.p)) {
       los_set_err(err, errlen, "DECISIONS: decision %u names %u nodes, more than the payload holds", i, nodes);
       return -1;
     }
     char* pname = dup_n(part, plen);
-    if (!pname) return -1;
+    if (!pname) {
+      los_set_err(err, errlen, "out of memory");
+      return -1;
+    }
     struct los_decision* d = los_decisions_add(out, kind, expected, pname, job, nodes);
     free(pname);
     if (!d) {
@@ -201,8 +218,15 @@ int los_decode_decisions(const uint8_t* payload, size_t len, struct los_decision
         los_set_err(err, errlen, "DECISIONS: decision %u node %u truncated or empty", i, n);
         return -1;
       }
+      if (memchr(name, '\0', nlen)) {
+        los_set_err(err, errlen, "DECISIONS: decision %u node %u: name holds a NUL byte", i, n);
+        return -1;
+      }
       d->nodes[n] = dup_n(name, nlen);
-      if (!d->nodes[n]) return -1;
+      if (!d->nodes[n]) {
+        los_set_err(err, errlen, "out of memory");
+        return -1;
+      }
     }
   }
   if (c.p != c.end) {

@@ -16,6 +16,13 @@ using JobId = std::int64_t;
 // "Never": the end of a profile, the start of a job that cannot fit.
 inline constexpr Time kTimeInfinity = std::numeric_limits<Time>::max() / 4;
 
+// The largest time or duration accepted from outside (SWF traces, snapshots
+// on the wire): 2^50 s, about 35.7 million years. Input beyond it is refused
+// at the edge, so a time plus a duration, or a sum of up to 2^10 of them,
+// stays below kTimeInfinity (2^61) and never overflows. The plugin's C
+// decoder has the same bound as LOS_TIME_MAX (protocol/los_protocol.h).
+inline constexpr Time kTimeMax = Time{1} << 50;
+
 // A job as submitted. `size` counts allocation units: processors when a trace
 // is simulated, whole nodes on a live Slurm partition.
 struct Job {

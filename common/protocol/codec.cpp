@@ -17,6 +17,8 @@ class Writer {
   void i64(std::int64_t v) { put(static_cast<std::uint64_t>(v), 8); }
   // Times: kTimeInfinity travels as LOS_START_UNKNOWN (-1).
   void time(Time t) { i64(t >= kTimeInfinity ? LOS_START_UNKNOWN : t); }
+  // A wake-up past kTimeMax is no timer (-1): decoders refuse larger times.
+  void wakeup(Time t) { i64(t > kTimeMax ? LOS_START_UNKNOWN : t); }
   void str(const std::string& s) {
     if (s.size() > LOS_MAX_STRING) {
       throw std::length_error("string field of " + std::to_string(s.size()) + " bytes exceeds " +
@@ -54,6 +56,24 @@ class Reader {
     if (t < 0) fail(std::string(what) + " is negative (" + std::to_string(t) + ")");
     return t;
   }
+  // A time or duration from a peer, in [lo, kTimeMax]: larger ones would
+  // overflow the planner's sums (model/job.hpp).
+  Time bounded_time(const char* what, Time lo, const std::string& whose = {}) {
+    const std::int64_t t = i64(what);
+    if (t < lo || t > kTimeMax) {
+      fail(whose + (whose.empty() ? "" : ": ") + what + " " + std::to_string(t) + " outside [" + std::to_string(lo) +
+           ", 2^50 s]");
+    }
+    return t;
+  }
+  // The wake-up of DECISIONS: LOS_START_UNKNOWN (no timer) or a time in
+  // [0, kTimeMax]; the plugin's C decoder applies the same rule.
+  Time wakeup(const char* what) {
+    const std::int64_t t = i64(what);
+    if (t == LOS_START_UNKNOWN) return kTimeInfinity;
+    if (t < 0 || t > kTimeMax) fail(std::string(what) + " " + std::to_string(t) + " is neither -1 nor in [0, 2^50 s]");
+    return t;
+  }
   // An int field that must lie in [lo, hi].
   int int32(const char* what, std::int64_t lo, std::int64_t hi) {
     const std::uint32_t v = u32(what);
@@ -70,6 +90,13 @@ class Reader {
     need(n, what);
     std::string s(reinterpret_cast<const char*>(in_.data() + pos_), n);
     pos_ += n;
+    return s;
+  }
+  // A partition or node name: the plugin holds names as C strings, so a
+  // NUL byte would cut one short (the C decoder refuses it too).
+  std::string name(const char* what) {
+    std::string s = str(what);
+    if (s.find('\0') != std::string::npos) fail(std::string(what) + " holds a NUL byte");
     return s;
   }
   // A count of items each at least `min_item_bytes` long: a count the
@@ -143,11 +170,14 @@ std::uint8_t decision_code(Decision::Kind k) {
 
 JobId job_id(Reader& r, const char* what) {
   const std::uint64_t id = r.u64(what);
-  if (id > static_cast<std::uint64_t>(INT64_MAX)) r.fail(std::string(what) + " does not fit a signed 64-bit id");
+  if (id > LOS_JOB_ID_MAX) r.fail(std::string(what) + " does not fit a signed 64-bit id");
   return static_cast<JobId>(id);
 }
 
 constexpr std::int64_t kMaxInt = INT32_MAX;
+
+// The plugin's C decoder bounds times by LOS_TIME_MAX: one bound on both sides.
+static_assert(kTimeMax == LOS_TIME_MAX, "kTimeMax (model/job.hpp) and LOS_TIME_MAX (los_protocol.h) differ");
 
 }  // namespace
 
@@ -270,8 +300,7 @@ SnapshotMessage decode_snapshot(std::span<const std::uint8_t> payload) {
   Reader r(payload, "SNAPSHOT");
   SnapshotMessage m;
   m.seq = r.u64("sequence number");
-  m.now = r.i64("now");
-  if (m.now < 0) r.fail("now is negative (" + std::to_string(m.now) + ")");
+  m.now = r.bounded_time("now", 0);
   const std::uint8_t flags = r.u8("flags");
   if (flags & ~LOS_SNAPSHOT_RESYNC) r.fail("unknown flag bits " + std::to_string(flags));
   m.resync = flags & LOS_SNAPSHOT_RESYNC;
@@ -282,7 +311,7 @@ SnapshotMessage decode_snapshot(std::span<const std::uint8_t> payload) {
     Snapshot s;
     s.now = m.now;
     s.resync = m.resync;
-    s.partition = r.str("partition name");
+    s.partition = r.name("partition name");
     const std::string where = "partition '" + s.partition + "'";
     if (s.partition.empty()) r.fail("partition " + std::to_string(pi) + " has an empty name");
     if (!part_names.insert(s.partition).second) r.fail(where + " appears twice");
@@ -291,7 +320,8 @@ SnapshotMessage decode_snapshot(std::span<const std::uint8_t> payload) {
     s.nodes.resize(nodes);
     for (std::size_t ni = 0; ni < nodes; ++ni) {
       Node& n = s.nodes[ni];
-      n.name = r.str("node name");
+      n.name = r.name("node name");
+      if (n.name.empty()) r.fail(where + " node " + std::to_string(ni) + " has an empty name");
       const std::uint8_t st = r.u8("node state");
       if (st > LOS_NODE_DOWN) r.fail(where + " node '" + n.name + "': unknown state " + std::to_string(st));
       n.state = static_cast<Node::State>(st);
@@ -306,15 +336,17 @@ SnapshotMessage decode_snapshot(std::span<const std::uint8_t> payload) {
       const std::string job = where + " running job " + std::to_string(rj.job.id);
       if (!ids.insert(rj.job.id).second) r.fail(job + " appears twice");
       rj.job.user = r.int32("user id", 0, kMaxInt);
-      rj.job.submit = r.i64("submit time");
-      rj.start = r.i64("start time");
+      rj.job.submit = r.bounded_time("submit time", 0, job);
+      rj.start = r.bounded_time("start time", 0, job);
       rj.job.estimate = r.i64("time limit");
+      if (rj.job.estimate <= 0) r.fail(job + ": time limit " + std::to_string(rj.job.estimate) + " is not positive");
+      if (rj.job.estimate > kTimeMax) {
+        r.fail(job + ": time limit " + std::to_string(rj.job.estimate) + " outside [1, 2^50 s]");
+      }
       rj.job.size = r.int32("size", 1, kMaxInt);
       const std::uint8_t susp = r.u8("suspended flag");
       if (susp > 1) r.fail(job + ": suspended flag " + std::to_string(susp) + " is not 0 or 1");
       rj.suspended = susp == 1;
-      if (rj.job.estimate <= 0) r.fail(job + ": time limit " + std::to_string(rj.job.estimate) + " is not positive");
-      if (rj.start < 0 || rj.job.submit < 0) r.fail(job + ": negative submit or start time");
       const std::size_t on = r.count("job node count", 4);
       rj.nodes.resize(on);
       for (std::size_t k = 0; k < on; ++k) {
@@ -337,12 +369,12 @@ SnapshotMessage decode_snapshot(std::span<const std::uint8_t> payload) {
       const std::string job = where + " pending job " + std::to_string(j.id);
       if (!ids.insert(j.id).second) r.fail(job + " appears twice");
       j.user = r.int32("user id", 0, kMaxInt);
-      j.submit = r.i64("submit time");
+      j.submit = r.bounded_time("submit time", 0, job);
       j.size = r.int32("size", 1, kMaxInt);
       j.estimate = r.i64("time limit");
-      j.priority = r.u32("priority");
       if (j.estimate <= 0) r.fail(job + ": time limit " + std::to_string(j.estimate) + " is not positive");
-      if (j.submit < 0) r.fail(job + ": negative submit time");
+      if (j.estimate > kTimeMax) r.fail(job + ": time limit " + std::to_string(j.estimate) + " outside [1, 2^50 s]");
+      j.priority = r.u32("priority");
       j.partition = static_cast<int>(pi);
     }
     derive_units(s);
@@ -357,7 +389,7 @@ SnapshotMessage decode_snapshot(std::span<const std::uint8_t> payload) {
 Bytes encode(const DecisionsMessage& m, std::uint32_t request_id) {
   Writer w;
   w.u64(m.seq);
-  w.time(m.wakeup);
+  w.wakeup(m.wakeup);
   w.count(m.decisions.size());
   for (const WireDecision& d : m.decisions) {
     w.u8(decision_code(d.kind));
@@ -374,7 +406,7 @@ DecisionsMessage decode_decisions(std::span<const std::uint8_t> payload) {
   Reader r(payload, "DECISIONS");
   DecisionsMessage m;
   m.seq = r.u64("sequence number");
-  m.wakeup = r.time("wakeup");
+  m.wakeup = r.wakeup("wakeup");
   const std::size_t n = r.count("decision count", 16);
   m.decisions.resize(n);
   for (WireDecision& d : m.decisions) {
@@ -383,11 +415,14 @@ DecisionsMessage decode_decisions(std::span<const std::uint8_t> payload) {
     d.kind = static_cast<Decision::Kind>(kind);
     d.expected_state = r.u8("expected job state");
     if (d.expected_state > LOS_JOB_SUSPENDED) r.fail("unknown job state " + std::to_string(d.expected_state));
-    d.partition = r.str("partition name");
+    d.partition = r.name("partition name");
     d.job = job_id(r, "job id");
     const std::size_t nodes = r.count("node count", 2);
     d.nodes.resize(nodes);
-    for (std::string& name : d.nodes) name = r.str("node name");
+    for (std::string& name : d.nodes) {
+      name = r.name("node name");
+      if (name.empty()) r.fail("job " + std::to_string(d.job) + ": empty node name");
+    }
   }
   r.done();
   return m;

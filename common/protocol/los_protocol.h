@@ -89,6 +89,13 @@ enum los_report_kind {
 /* Predicted start "unknown" (the job can never fit, or beyond the horizon). */
 #define LOS_START_UNKNOWN (-1)
 
+/* The largest time or duration a decoder accepts: 2^50 s (about 35.7 million
+ * years). Equal to kTimeMax in common/model/job.hpp (checked at compile time
+ * in codec.cpp); it keeps the planner's sums far below its infinity, 2^61. */
+#define LOS_TIME_MAX ((int64_t)1 << 50)
+/* The largest job id on the wire: ids fit a signed 64-bit integer. */
+#define LOS_JOB_ID_MAX ((uint64_t)INT64_MAX)
+
 /* ---- field encoders: write at p, return p advanced ---------------------- */
 
 static inline uint8_t* los_put_u8(uint8_t* p, uint8_t v) {

@@ -12,6 +12,10 @@ namespace {
 
 enum class State : std::uint8_t { Future, Queued, Executing, Suspended, Done };
 
+// The latest simulated time: 2^10 durations of kTimeMax below kTimeInfinity.
+constexpr Time kClockLimit = kTimeInfinity / 2;
+static_assert(kClockLimit + 1024 * kTimeMax <= kTimeInfinity);
+
 struct JobState {
   State state = State::Future;
   Time remaining = 0;           // dedicated work still to do
@@ -68,6 +72,13 @@ class Engine {
       Time t = kTimeInfinity;
       if (next_arrival < n) t = w_.jobs[next_arrival].submit;
       if (!events_.empty()) t = std::min(t, events_.top().time);
+      // Each input time is at most kTimeMax, but enough of them in a row
+      // carry the clock towards the planner's infinity, where a real time
+      // and "never" blur and the policies loop: stop with a reason instead.
+      if (t > kClockLimit) {
+        throw SimulationError(w_.source + ": the simulated clock passed 2^60 s (" + std::to_string(kClockLimit) +
+                              "): the workload's times and run times add up beyond what the policies can plan");
+      }
       integrate(last, t);
       last = t;
       snap_.now = t;

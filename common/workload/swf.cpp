@@ -9,10 +9,12 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <memory>
 #include <sstream>
 #include <string_view>
 #include <unordered_set>
+#include <vector>
 
 namespace los {
 namespace {
@@ -46,6 +48,34 @@ using GzPtr = std::unique_ptr<std::remove_pointer_t<gzFile>, GzCloser>;
 
 std::string where(const std::string& file, std::size_t line) { return file + ":" + std::to_string(line); }
 
+// Input quoted in a message: at most kQuotedBytes of it, unprintable bytes
+// escaped, so a hostile line cannot flood or garble the error.
+constexpr std::size_t kQuotedBytes = 80;
+std::string quoted(std::string_view text) {
+  std::string out = "'";
+  for (const char ch : text.substr(0, kQuotedBytes)) {
+    const auto b = static_cast<unsigned char>(ch);
+    if (b >= 0x20 && b < 0x7f && b != '\\') {
+      out += ch;
+    } else {
+      char esc[8];
+      std::snprintf(esc, sizeof esc, "\\x%02x", b);
+      out += esc;
+    }
+  }
+  out += '\'';
+  if (text.size() > kQuotedBytes) {
+    out += "... (";
+    out += std::to_string(text.size());
+    out += " bytes)";
+  }
+  return out;
+}
+
+// 2^63 as a double: values at or above it (or below its negative) do not fit
+// a long long, and llround would be undefined on them.
+constexpr double kTwoTo63 = 9223372036854775808.0;
+
 // Accumulates lines and turns them into the cleaned workload.
 class SwfParser {
  public:
@@ -53,6 +83,15 @@ class SwfParser {
 
   void line(std::string_view text) {
     ++line_no_;
+    if (text.size() > kSwfMaxLineBytes) {
+      throw WorkloadError(where(name_, line_no_) + ": line longer than " + std::to_string(kSwfMaxLineBytes) +
+                          " bytes, starting " + quoted(text));
+    }
+    // A NUL byte is binary data, not SWF text (and would cut a C string).
+    if (const std::size_t nul = text.find('\0'); nul != std::string_view::npos) {
+      throw WorkloadError(where(name_, line_no_) + ": column " + std::to_string(nul + 1) +
+                          ": NUL byte: this is not SWF text");
+    }
     while (!text.empty() && (text.back() == '\r' || text.back() == '\n')) text.remove_suffix(1);
     std::size_t p = 0;
     while (p < text.size() && (text[p] == ' ' || text[p] == '\t')) ++p;
@@ -93,10 +132,23 @@ class SwfParser {
   void header_line(std::string_view text) {
     while (!text.empty() && text.front() == ' ') text.remove_prefix(1);
     header_.emplace_back(text);
+    // The leading integer after `key` (-1 when the line is not that key or
+    // holds no number); a number too large for a machine size is an error.
     auto value_of = [&](std::string_view key) -> int {
       if (text.substr(0, key.size()) != key) return -1;
-      std::string rest(text.substr(key.size()));
-      return std::atoi(rest.c_str());
+      std::string_view rest = text.substr(key.size());
+      while (!rest.empty() && (rest.front() == ' ' || rest.front() == '\t')) rest.remove_prefix(1);
+      if (!rest.empty() && rest.front() == '+') rest.remove_prefix(1);
+      long long v = -1;
+      const auto [end, ec] = std::from_chars(rest.data(), rest.data() + rest.size(), v);
+      if (ec == std::errc::invalid_argument) return -1;
+      if (ec == std::errc::result_out_of_range || v > std::numeric_limits<int>::max()) {
+        const std::string_view digits = rest.substr(0, static_cast<std::size_t>(end - rest.data()));
+        throw WorkloadError(where(name_, line_no_) + ": header " + std::string(key) + " " + quoted(digits) +
+                            " is larger than the largest machine size, " +
+                            std::to_string(std::numeric_limits<int>::max()));
+      }
+      return static_cast<int>(v);
     };
     if (int v = value_of("MaxProcs:"); v > 0) max_procs_ = v;
     if (int v = value_of("MaxNodes:"); v > 0) max_nodes_ = v;
@@ -104,6 +156,7 @@ class SwfParser {
 
   void record(std::string_view text) {
     double f[kFields];
+    std::string_view tokens[kFields];
     int n = 0;
     std::size_t p = 0;
     while (p < text.size()) {
@@ -121,8 +174,9 @@ class SwfParser {
       const auto [end, ec] = std::from_chars(token.data(), token.data() + token.size(), v);
       if (ec != std::errc() || end != token.data() + token.size() || !std::isfinite(v)) {
         throw WorkloadError(where(name_, line_no_) + ": field " + std::to_string(n + 1) + " (" + kFieldNames[n] +
-                            "): not a number: '" + std::string(token) + "'");
+                            "): not a number: " + quoted(token));
       }
+      tokens[n] = token;
       f[n++] = v;
       p = e;
     }
@@ -131,36 +185,73 @@ class SwfParser {
                           std::to_string(n));
     }
     ++report_.records;
-    auto integer = [&](int i) { return static_cast<long long>(std::llround(f[i])); };
-    auto check_size = [&](int i) {
-      if (integer(i) < -1) {
-        throw WorkloadError(where(name_, line_no_) + ": field " + std::to_string(i + 1) + " (" + kFieldNames[i] +
-                            "): negative size " + std::to_string(integer(i)));
-      }
+    auto field_error = [&](int i, const std::string& why) {
+      return WorkloadError(where(name_, line_no_) + ": field " + std::to_string(i + 1) + " (" + kFieldNames[i] +
+                           "): " + why);
     };
-    check_size(4);
-    check_size(7);
-    if (integer(1) < 0) {
-      throw WorkloadError(where(name_, line_no_) + ": field 2 (submit time): negative submit time " +
-                          std::to_string(integer(1)));
-    }
+    // Field i as an integer in [lo, hi]: exact when written as one (ids past
+    // 2^53 stay exact), else the double rounded; never a silent wrap.
+    auto integer = [&](int i, long long lo, long long hi) {
+      long long v = 0;
+      const std::string_view t = tokens[i];
+      const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
+      const bool exact = ec == std::errc() && end == t.data() + t.size();
+      if (ec == std::errc::result_out_of_range || (!exact && !(f[i] > -kTwoTo63 && f[i] < kTwoTo63))) {
+        throw field_error(i, quoted(t) + " does not fit a 64-bit integer");
+      }
+      if (!exact) v = std::llround(f[i]);
+      if (v < lo || v > hi) {
+        throw field_error(i, quoted(t) + " is outside [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
+      }
+      return v;
+    };
+    constexpr long long kLongMin = std::numeric_limits<long long>::min();
+    constexpr long long kLongMax = std::numeric_limits<long long>::max();
+    constexpr long long kIntMin = std::numeric_limits<int>::min();
+    constexpr long long kIntMax = std::numeric_limits<int>::max();
+    // Times and durations: at most kTimeMax, so sums cannot reach the
+    // planner's infinity (model/job.hpp).
+    auto time_field = [&](int i, long long lo) {
+      const long long v = integer(i, lo, kLongMax);
+      if (v > kTimeMax) {
+        throw field_error(i, std::to_string(v) + " s exceeds 2^50 s (" + std::to_string(kTimeMax) +
+                                 "), the largest time LOS accepts");
+      }
+      return v;
+    };
+    auto size_field = [&](int i) {
+      const long long v = integer(i, kLongMin, kLongMax);
+      if (v < -1) throw field_error(i, "negative size " + std::to_string(v));
+      return v;
+    };
+    const long long alloc = size_field(4);
+    const long long req_procs = size_field(7);
+    const long long submit = time_field(1, kLongMin);
+    if (submit < -1) throw field_error(1, "negative submit time " + std::to_string(submit));
+    const long long run = time_field(3, kLongMin);
+    const long long req_time = time_field(8, kLongMin);
 
     Job j;
-    j.id = integer(0);
-    j.submit = integer(1);
-    j.user = static_cast<int>(integer(11));
-    j.group = static_cast<int>(integer(12));
-    j.partition = static_cast<int>(integer(15));
-    long long size = integer(7);
+    j.id = integer(0, kLongMin, kLongMax);
+    j.submit = submit;
+    j.user = static_cast<int>(integer(11, kIntMin, kIntMax));
+    j.group = static_cast<int>(integer(12, kIntMin, kIntMax));
+    j.partition = static_cast<int>(integer(15, kIntMin, kIntMax));
+    const long long status = integer(10, kLongMin, kLongMax);
+    if (submit == -1) {  // unknown: the job has no place in the replay
+      ++report_.dropped_unknown_submit;
+      return;
+    }
+    long long size = req_procs;
     if (size == -1) {
-      size = integer(4);
+      size = alloc;
       if (size > 0) ++report_.size_from_allocated;
     }
-    long long runtime = integer(3);
+    long long runtime = run;
     // A job cancelled before it ran has no run time (-1) and status 5: it
     // stays in the workload as a zero-length job, as its place in the queue
     // was real.
-    if (runtime < 0 && integer(10) == 5) runtime = 0;
+    if (runtime < 0 && status == 5) runtime = 0;
     if (size <= 0) {
       ++report_.dropped_zero_size;
       return;
@@ -172,7 +263,7 @@ class SwfParser {
     j.size = static_cast<int>(std::min<long long>(size, 1 << 30));
     j.runtime = runtime;
     if (runtime == 0) ++report_.cancelled;
-    long long estimate = integer(8);
+    long long estimate = req_time;
     if (estimate <= 0) {
       estimate = std::max<long long>(runtime, 1);
       ++report_.estimate_from_runtime;
@@ -208,24 +299,36 @@ Workload read_swf(const std::string& path, const SwfReadOptions& options) {
   }
   gzbuffer(file.get(), 1 << 17);
   SwfParser parser(path, options);
+  // Lines are split here, not by gzgets: a NUL byte must not cut a line,
+  // and a line is never held past kSwfMaxLineBytes (+ one byte, so the
+  // parser sees it is too long and says so).
   std::string pending;
-  char buf[1 << 14];
+  std::vector<char> buf(1 << 16);
   std::size_t lines = 0;
   for (;;) {
-    const char* got = gzgets(file.get(), buf, sizeof buf);
-    if (!got) break;
-    const std::size_t len = std::strlen(buf);
-    if (len > 0 && buf[len - 1] == '\n') {
+    const int got = gzread(file.get(), buf.data(), static_cast<unsigned>(buf.size()));
+    if (got <= 0) break;
+    std::string_view chunk(buf.data(), static_cast<std::size_t>(got));
+    while (!chunk.empty()) {
+      const std::size_t nl = chunk.find('\n');
+      const std::string_view piece = chunk.substr(0, nl);
+      if (pending.size() + piece.size() > kSwfMaxLineBytes) {
+        pending.append(piece.substr(0, kSwfMaxLineBytes + 1 - pending.size()));
+        parser.line(pending);  // throws: the line is too long
+      }
+      if (nl == std::string_view::npos) {
+        pending.append(piece);  // continued in the next chunk, or the last line
+        break;
+      }
       ++lines;
       if (pending.empty()) {
-        parser.line(std::string_view(buf, len));
+        parser.line(piece);
       } else {
-        pending.append(buf, len);
+        pending.append(piece);
         parser.line(pending);
         pending.clear();
       }
-    } else {
-      pending.append(buf, len);  // a line longer than the buffer, or the last line
+      chunk.remove_prefix(nl + 1);
     }
   }
   int err = Z_OK;

@@ -7,6 +7,7 @@
 //   requested size -1          use the allocated size
 //   size 0 (or both missing)   dropped, counted
 //   size above the machine     dropped, counted
+//   submit time -1 (unknown)   dropped, counted
 //   run time -1 (unknown)      dropped, counted
 //   run time 0 (cancelled)     kept: it waits, starts and ends at once
 //   estimate -1 or 0           the run time is the estimate (at least 1 s)
@@ -14,8 +15,12 @@
 //                              at its estimate unless --no-kill
 //   submit times out of order  sorted (stable), counted, warned about
 // Malformed input is an error naming file, line and field: a non-numeric
-// field, a wrong field count, a size below -1, a negative submit time, a
-// truncated or corrupt gzip stream, a missing file.
+// field, a wrong field count, a size below -1, a submit time below -1, a
+// time or duration above kTimeMax (2^50 s, model/job.hpp), an integer field
+// that does not fit (64 bits; 32 for user, group, partition), a header
+// MaxProcs / MaxNodes above 2^31-1, a NUL byte, a line longer than
+// kSwfMaxLineBytes, a truncated or corrupt gzip stream, a missing file.
+// Messages quote at most 80 bytes of the input.
 #pragma once
 
 #include <cstddef>
@@ -39,13 +44,16 @@ struct CleaningReport {
   std::size_t dropped_zero_size = 0;
   std::size_t dropped_oversize = 0;
   std::size_t dropped_unknown_runtime = 0;
-  std::size_t size_from_allocated = 0;    // requested size was -1
-  std::size_t estimate_from_runtime = 0;  // estimate was -1 or 0
+  std::size_t dropped_unknown_submit = 0;  // submit time -1
+  std::size_t size_from_allocated = 0;     // requested size was -1
+  std::size_t estimate_from_runtime = 0;   // estimate was -1 or 0
   std::size_t runtime_over_estimate = 0;
   std::size_t cancelled = 0;     // run time 0
   std::size_t out_of_order = 0;  // submit earlier than the line before
 
-  std::size_t dropped() const { return dropped_zero_size + dropped_oversize + dropped_unknown_runtime; }
+  std::size_t dropped() const {
+    return dropped_zero_size + dropped_oversize + dropped_unknown_runtime + dropped_unknown_submit;
+  }
 };
 
 struct Workload {
@@ -55,6 +63,10 @@ struct Workload {
   CleaningReport cleaning;
   std::vector<std::string> header;  // the trace's header comment lines, without ';'
 };
+
+// Longest line the reader accepts, in bytes (real traces' lines are under
+// 100): a longer one is an error, read no further than this.
+inline constexpr std::size_t kSwfMaxLineBytes = 64 * 1024;
 
 struct SwfReadOptions {
   // Machine size; 0 takes it from the header (MaxProcs, else MaxNodes).

@@ -262,7 +262,8 @@ int run(const Options& o) {
     if (c.dropped()) {
       std::cerr << "los-sim: " << o.workload << ": dropped " << c.dropped() << " of " << c.records << " jobs ("
                 << c.dropped_oversize << " larger than " << w.units << " units, " << c.dropped_zero_size
-                << " of size 0, " << c.dropped_unknown_runtime << " with unknown run time)\n";
+                << " of size 0, " << c.dropped_unknown_runtime << " with unknown run time, " << c.dropped_unknown_submit
+                << " with unknown submit time)\n";
     }
   }
   los::cut_window(w, o.skip, o.jobs);
