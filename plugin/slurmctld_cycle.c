@@ -209,13 +209,17 @@ static int add_view(struct los_snapshot* s, part_record_t* part, slurmctld_resv_
   job_record_t* job;
   int rc = 0;
   while (rc == 0 && (job = list_next(jit))) {
-    if (!job_in_partition(job, part)) continue;
-    /* a job of an active reservation is in that reservation's view only */
-    if (job_resv(job, now) != resv) continue;
     /* A completing job still holds the nodes its epilog runs on: it is
-     * reported as running on them, so no policy counts them free. */
+     * reported as running on them, so no policy counts them free. A job of
+     * another partition (overlapping partitions) or of a reservation is
+     * listed in every view with nodes it holds, so policies know when
+     * those nodes free up. */
     bitstr_t* held = IS_JOB_COMPLETING(job) && job->node_bitmap_cg ? job->node_bitmap_cg : job->node_bitmap;
-    if ((IS_JOB_RUNNING(job) || IS_JOB_SUSPENDED(job) || IS_JOB_COMPLETING(job)) && held && job->part_ptr == part) {
+    const int holds = (IS_JOB_RUNNING(job) || IS_JOB_SUSPENDED(job) || IS_JOB_COMPLETING(job)) && held;
+    if (!holds && !job_in_partition(job, part)) continue;
+    /* a pending job of an active reservation is in that reservation's view only */
+    if (!holds && job_resv(job, now) != resv) continue;
+    if (holds) {
       uint32_t count = 0;
       for (int i = 0; i < node_record_count; ++i)
         if (local[i] >= 0 && bit_test(held, i)) ++count;
@@ -229,7 +233,7 @@ static int add_view(struct los_snapshot* s, part_record_t* part, slurmctld_resv_
       r->user = job->user_id;
       r->submit = job->details ? job->details->submit_time : job->start_time;
       r->start = job->start_time;
-      r->limit = limit_seconds(job, part);
+      r->limit = limit_seconds(job, job->part_ptr ? job->part_ptr : part);
       r->size = count;
       r->suspended = IS_JOB_SUSPENDED(job) ? 1 : 0;
       uint32_t k = 0;
