@@ -220,9 +220,13 @@ static int add_view(struct los_snapshot* s, part_record_t* part, slurmctld_resv_
     /* a pending job of an active reservation is in that reservation's view only */
     if (!holds && job_resv(job, now) != resv) continue;
     if (holds) {
+      /* a reserved node is drained in a plain partition's view: a job on it
+       * is not counted there (losd counts a running job's size as busy
+       * usable nodes) */
+#define LOS_COUNTED(i) (local[i] >= 0 && bit_test(held, i) && (resv || !reserved || !bit_test(reserved, i)))
       uint32_t count = 0;
       for (int i = 0; i < node_record_count; ++i)
-        if (local[i] >= 0 && bit_test(held, i)) ++count;
+        if (LOS_COUNTED(i)) ++count;
       if (count == 0) continue; /* completed everywhere */
       struct los_running* r = los_partition_add_running(p, count);
       if (!r) {
@@ -238,7 +242,8 @@ static int add_view(struct los_snapshot* s, part_record_t* part, slurmctld_resv_
       r->suspended = IS_JOB_SUSPENDED(job) ? 1 : 0;
       uint32_t k = 0;
       for (int i = 0; i < node_record_count && k < count; ++i)
-        if (local[i] >= 0 && bit_test(held, i)) r->nodes[k++] = (uint32_t)local[i];
+        if (LOS_COUNTED(i)) r->nodes[k++] = (uint32_t)local[i];
+#undef LOS_COUNTED
     } else if (job_eligible(job, now) && is_array_meta(job)) {
       /* every pending task the throttle lets start, lowest task id first */
       const uint32_t allowed = array_tasks_allowed(job);
