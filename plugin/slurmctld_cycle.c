@@ -19,6 +19,7 @@
 #include "src/slurmctld/licenses.h"
 #include "src/slurmctld/locks.h"
 #include "src/slurmctld/node_scheduler.h"
+#include "src/slurmctld/reservation.h"
 #include "src/slurmctld/slurmctld.h"
 #include "src/slurmctld/srun_comm.h"
 
@@ -49,6 +50,66 @@ static int64_t limit_seconds(const job_record_t* job, const part_record_t* part)
   return (int64_t)minutes * 60;
 }
 
+/* ---- advanced reservations ------------------------------------------- */
+
+/* A reservation holding nodes now. Under the node READ lock (resv_list and
+ * its records are changed under the node WRITE lock, as job_test_resv()
+ * reads them under sched/backfill's READ locks). */
+static int resv_active(const slurmctld_resv_t* resv, time_t now) {
+  return resv && resv->node_bitmap && resv->start_time <= now && now < resv->end_time;
+}
+
+/* The nodes of every reservation active now: no job outside the reservation
+ * may start on them (job_test_resv() takes them out of such a job's nodes).
+ * NULL when there is none. */
+static bitstr_t* reserved_nodes(time_t now) {
+  bitstr_t* all = NULL;
+  if (!resv_list) return NULL;
+  ListIterator it = list_iterator_create(resv_list);
+  slurmctld_resv_t* resv;
+  while ((resv = list_next(it))) {
+    if (!resv_active(resv, now)) continue;
+    if (!all) all = bit_alloc(node_record_count);
+    bit_or(all, resv->node_bitmap);
+  }
+  list_iterator_destroy(it);
+  return all;
+}
+
+/* The job's reservation when it is active now (the job may run only there), else NULL. */
+static slurmctld_resv_t* job_resv(const job_record_t* job, time_t now) {
+  return job->resv_name && resv_active(job->resv_ptr, now) ? job->resv_ptr : NULL;
+}
+
+/* A snapshot partition: a Slurm partition ("batch"), or the nodes of an
+ * active reservation in it ("batch@resv"), whose queue holds that
+ * reservation's jobs. */
+#define LOS_RESV_SEP '@'
+
+/* Splits a snapshot partition name into the Slurm partition and the
+ * reservation (NULL when none); 0 when both exist. */
+static int partition_view(const char* name, part_record_t** part, slurmctld_resv_t** resv) {
+  char buf[512];
+  const char* at = strchr(name, LOS_RESV_SEP);
+  *resv = NULL;
+  if (!at) {
+    *part = find_part_record((char*)name);
+    return *part ? 0 : -1;
+  }
+  if ((size_t)(at - name) >= sizeof buf) return -1;
+  memcpy(buf, name, (size_t)(at - name));
+  buf[at - name] = 0;
+  *part = find_part_record(buf);
+  *resv = find_resv_name((char*)at + 1);
+  return *part && *resv ? 0 : -1;
+}
+
+/* Whether a new job of reservation resv (NULL: none) may use the node now. */
+static int node_in_view(const node_record_t* node, const slurmctld_resv_t* resv, bitstr_t* reserved) {
+  if (resv) return bit_test(resv->node_bitmap, node->index);
+  return !reserved || !bit_test(reserved, node->index);
+}
+
 /* A pending job losd may start now: not held, not waiting on a begin time or
  * dependency, not a heterogeneous job; for a job array's meta record see
  * is_array_meta(). */
@@ -58,6 +119,7 @@ static int job_eligible(const job_record_t* job, time_t now) {
   if (job->details->begin_time && job->details->begin_time > now) return 0;
   if (job->details->depend_list && list_count(job->details->depend_list) > 0) return 0;
   if (job->het_job_id) return 0; /* heterogeneous jobs: not scheduled by sched/los (docs/plugin.md) */
+  if (job->resv_name && !resv_active(job->resv_ptr, now)) return 0; /* its reservation has not begun */
   /* a task split off an array (a requeued task): the array's throttle (%N) */
   if (job->array_task_id != NO_VAL && !job->array_recs) {
     const job_record_t* base = find_job_record(job->array_job_id);
@@ -119,77 +181,117 @@ static int add_pending(struct los_partition* p, const job_record_t* job, const p
   return 0;
 }
 
+/* Adds one snapshot partition: Slurm partition part, or, with resv, the
+ * nodes of that active reservation in it and the reservation's jobs.
+ * reserved: the nodes of all active reservations (NULL: none); in a plain
+ * partition they are reported drained, so losd plans no other job on them
+ * while the reservation lasts. local: scratch of node_record_count ints. */
+static int add_view(struct los_snapshot* s, part_record_t* part, slurmctld_resv_t* resv, bitstr_t* reserved, time_t now,
+                    int* local) {
+  char name[512];
+  if (resv)
+    snprintf(name, sizeof name, "%s%c%s", part->name, LOS_RESV_SEP, resv->name);
+  else
+    snprintf(name, sizeof name, "%s", part->name);
+  struct los_partition* p = los_snapshot_add_partition(s, name);
+  if (!p) return -1;
+  node_record_t* node;
+  for (int i = 0; i < node_record_count; ++i) local[i] = -1;
+  for (int i = 0; (node = next_node(&i)); ++i) {
+    if (!bit_test(part->node_bitmap, node->index)) continue;
+    if (resv && !bit_test(resv->node_bitmap, node->index)) continue;
+    uint8_t state = node_state_of(node);
+    if (!resv && reserved && bit_test(reserved, node->index) && state != LOS_NODE_DOWN) state = LOS_NODE_DRAINED;
+    local[node->index] = (int)p->node_count;
+    if (los_partition_add_node(p, node->name, state)) return -1;
+  }
+  ListIterator jit = list_iterator_create(job_list);
+  job_record_t* job;
+  int rc = 0;
+  while (rc == 0 && (job = list_next(jit))) {
+    /* A completing job still holds the nodes its epilog runs on: it is
+     * reported as running on them, so no policy counts them free. A job of
+     * another partition (overlapping partitions) or of a reservation is
+     * listed in every view with nodes it holds, so policies know when
+     * those nodes free up. */
+    bitstr_t* held = IS_JOB_COMPLETING(job) && job->node_bitmap_cg ? job->node_bitmap_cg : job->node_bitmap;
+    const int holds = (IS_JOB_RUNNING(job) || IS_JOB_SUSPENDED(job) || IS_JOB_COMPLETING(job)) && held;
+    if (!holds && !job_in_partition(job, part)) continue;
+    /* a pending job of an active reservation is in that reservation's view only */
+    if (!holds && job_resv(job, now) != resv) continue;
+    if (holds) {
+      /* a reserved node is drained in a plain partition's view: a job on it
+       * is not counted there (losd counts a running job's size as busy
+       * usable nodes) */
+#define LOS_COUNTED(i) (local[i] >= 0 && bit_test(held, i) && (resv || !reserved || !bit_test(reserved, i)))
+      uint32_t count = 0;
+      for (int i = 0; i < node_record_count; ++i)
+        if (LOS_COUNTED(i)) ++count;
+      if (count == 0) continue; /* completed everywhere */
+      struct los_running* r = los_partition_add_running(p, count);
+      if (!r) {
+        rc = -1;
+        break;
+      }
+      r->id = job->job_id;
+      r->user = job->user_id;
+      r->submit = job->details ? job->details->submit_time : job->start_time;
+      r->start = job->start_time;
+      r->limit = limit_seconds(job, job->part_ptr ? job->part_ptr : part);
+      r->size = count;
+      r->suspended = IS_JOB_SUSPENDED(job) ? 1 : 0;
+      uint32_t k = 0;
+      for (int i = 0; i < node_record_count && k < count; ++i)
+        if (LOS_COUNTED(i)) r->nodes[k++] = (uint32_t)local[i];
+#undef LOS_COUNTED
+    } else if (job_eligible(job, now) && is_array_meta(job)) {
+      /* every pending task the throttle lets start, lowest task id first */
+      const uint32_t allowed = array_tasks_allowed(job);
+      bitstr_t* tasks = job->array_recs->task_id_bitmap;
+      uint32_t k = 0;
+      for (int64_t t = bit_ffs(tasks); t >= 0 && k < allowed && t < bit_size(tasks); ++t) {
+        if (!bit_test(tasks, t)) continue;
+        if (add_pending(p, job, part, LOS_ARRAY_TASK_ID(job->job_id, t))) {
+          rc = -1;
+          break;
+        }
+        ++k;
+      }
+    } else if (job_eligible(job, now)) {
+      if (add_pending(p, job, part, job->job_id)) rc = -1;
+    }
+  }
+  list_iterator_destroy(jit);
+  los_partition_sort_queue(p);
+  return rc;
+}
+
 /* Fills s from slurmctld's records; call with job, node, part READ locks. */
 static int take_snapshot(struct los_snapshot* s, time_t now) {
   int rc = -1;
   int* local = xcalloc(node_record_count ? node_record_count : 1, sizeof(int));
+  bitstr_t* reserved = reserved_nodes(now);
   ListIterator pit = list_iterator_create(part_list);
   part_record_t* part;
   s->now = now;
   while ((part = list_next(pit))) {
     if (!(part->state_up & PARTITION_SCHED) || !part->node_bitmap) continue;
-    struct los_partition* p = los_snapshot_add_partition(s, part->name);
-    if (!p) goto done;
-    node_record_t* node;
-    for (int i = 0; i < node_record_count; ++i) local[i] = -1;
-    for (int i = 0; (node = next_node(&i)); ++i) {
-      if (!bit_test(part->node_bitmap, node->index)) continue;
-      local[node->index] = (int)p->node_count;
-      if (los_partition_add_node(p, node->name, node_state_of(node))) goto done;
-    }
-    ListIterator jit = list_iterator_create(job_list);
-    job_record_t* job;
-    while ((job = list_next(jit))) {
-      if (!job_in_partition(job, part)) continue;
-      /* A completing job still holds the nodes its epilog runs on: it is
-       * reported as running on them, so no policy counts them free. */
-      bitstr_t* held = IS_JOB_COMPLETING(job) && job->node_bitmap_cg ? job->node_bitmap_cg : job->node_bitmap;
-      if ((IS_JOB_RUNNING(job) || IS_JOB_SUSPENDED(job) || IS_JOB_COMPLETING(job)) && held && job->part_ptr == part) {
-        uint32_t count = 0;
-        for (int i = 0; i < node_record_count; ++i)
-          if (local[i] >= 0 && bit_test(held, i)) ++count;
-        if (count == 0) continue; /* completed everywhere */
-        struct los_running* r = los_partition_add_running(p, count);
-        if (!r) {
-          list_iterator_destroy(jit);
-          goto done;
-        }
-        r->id = job->job_id;
-        r->user = job->user_id;
-        r->submit = job->details ? job->details->submit_time : job->start_time;
-        r->start = job->start_time;
-        r->limit = limit_seconds(job, part);
-        r->size = count;
-        r->suspended = IS_JOB_SUSPENDED(job) ? 1 : 0;
-        uint32_t k = 0;
-        for (int i = 0; i < node_record_count && k < count; ++i)
-          if (local[i] >= 0 && bit_test(held, i)) r->nodes[k++] = (uint32_t)local[i];
-      } else if (job_eligible(job, now) && is_array_meta(job)) {
-        /* every pending task the throttle lets start, lowest task id first */
-        const uint32_t allowed = array_tasks_allowed(job);
-        bitstr_t* tasks = job->array_recs->task_id_bitmap;
-        uint32_t k = 0;
-        for (int64_t t = bit_ffs(tasks); t >= 0 && k < allowed && t < bit_size(tasks); ++t) {
-          if (!bit_test(tasks, t)) continue;
-          if (add_pending(p, job, part, LOS_ARRAY_TASK_ID(job->job_id, t))) {
-            list_iterator_destroy(jit);
-            goto done;
-          }
-          ++k;
-        }
-      } else if (job_eligible(job, now)) {
-        if (add_pending(p, job, part, job->job_id)) {
-          list_iterator_destroy(jit);
-          goto done;
-        }
-      }
-    }
-    list_iterator_destroy(jit);
-    los_partition_sort_queue(p);
+    if (add_view(s, part, NULL, reserved, now, local)) goto done;
+    if (!reserved || !bit_overlap_any(reserved, part->node_bitmap)) continue;
+    /* every active reservation with nodes in this partition: its own view */
+    ListIterator rit = list_iterator_create(resv_list);
+    slurmctld_resv_t* resv;
+    int failed = 0;
+    while (!failed && (resv = list_next(rit)))
+      if (resv_active(resv, now) && bit_overlap_any(resv->node_bitmap, part->node_bitmap))
+        failed = add_view(s, part, resv, reserved, now, local);
+    list_iterator_destroy(rit);
+    if (failed) goto done;
   }
   rc = 0;
 done:
   list_iterator_destroy(pit);
+  FREE_NULL_BITMAP(reserved);
   xfree(local);
   return rc;
 }
@@ -228,6 +330,8 @@ static int find_job(void* ctx, uint64_t id, struct los_job_view* view) {
   view->partition = job->part_ptr ? job->part_ptr->name : NULL;
   /* a pending job submitted to several partitions: start() checks the one decided */
   view->any_partition = IS_JOB_PENDING(job) && job->part_ptr_list && list_count(job->part_ptr_list) > 1;
+  /* a job of a reservation is decided in its view "partition@reservation": start() checks it */
+  if (job->resv_name) view->any_partition = 1;
   view->min_nodes = job->details ? job_size(job, job->part_ptr) : 0;
   /* the meta record itself is never a decision's job; its tasks are */
   view->eligible = job_eligible(job, time(NULL)) && (task >= 0) == (is_array_meta(job) != 0);
@@ -249,12 +353,25 @@ static void start_job(void* ctx, const struct los_job_view* view, const struct l
   job_record_t* job = view->handle;
   bitstr_t* chosen = NULL;
   part_record_t* const own_part = job->part_ptr;
-  if (strcmp(job->part_ptr->name, d->partition)) {
+  part_record_t* part = NULL;
+  slurmctld_resv_t* resv = NULL;
+  const time_t now = time(NULL);
+  if (partition_view(d->partition, &part, &resv)) {
+    snprintf(out->reason, sizeof out->reason, "partition %s does not exist (or its reservation ended)", d->partition);
+    out->report = LOS_REPORT_STALE_DECISION;
+    return;
+  }
+  /* a job of an active reservation starts in its view, any other job outside every one */
+  if (resv != job_resv(job, now) || (resv && !resv_active(resv, now))) {
+    snprintf(out->reason, sizeof out->reason, "the job is not a job of reservation %s", resv ? resv->name : "(none)");
+    out->report = LOS_REPORT_STALE_DECISION;
+    return;
+  }
+  if (job->part_ptr != part) {
     /* submitted to several partitions: start it in the one losd decided, as
      * sched/backfill sets part_ptr to the partition it tries */
-    part_record_t* part = find_part_record((char*)d->partition);
-    if (!part || !job->part_ptr_list || !list_find_first(job->part_ptr_list, same_ptr, part)) {
-      snprintf(out->reason, sizeof out->reason, "the job is not in partition %s", d->partition);
+    if (!job->part_ptr_list || !list_find_first(job->part_ptr_list, same_ptr, part)) {
+      snprintf(out->reason, sizeof out->reason, "the job is not in partition %s", part->name);
       out->report = LOS_REPORT_STALE_DECISION;
       return;
     }
@@ -283,6 +400,7 @@ static void start_job(void* ctx, const struct los_job_view* view, const struct l
     last_job_update = time(NULL);
     return;
   }
+  bitstr_t* reserved = resv ? NULL : reserved_nodes(now);
   /* a job asking for named nodes (--nodelist) gets them where Slurm finds them */
   if (d->node_count && !job->details->req_node_bitmap) {
     chosen = bit_alloc(node_record_count);
@@ -295,18 +413,22 @@ static void start_job(void* ctx, const struct los_job_view* view, const struct l
         why = "is not in the job's partition";
       else if (!node_free(node))
         why = "is no longer free (allocated, completing, drained or down)";
+      else if (!node_in_view(node, resv, reserved))
+        why = resv ? "is not in the job's reservation" : "is reserved (an advanced reservation)";
       else if (bit_test(chosen, node->index))
         why = "is named twice";
       if (why) {
         snprintf(out->reason, sizeof out->reason, "node %s %s", d->nodes[n], why);
         out->report = LOS_REPORT_STALE_DECISION;
         FREE_NULL_BITMAP(chosen);
+        FREE_NULL_BITMAP(reserved);
         job->part_ptr = own_part;
         return;
       }
       bit_set(chosen, node->index);
     }
   }
+  FREE_NULL_BITMAP(reserved);
   /* As sched/backfill does: exclude every node but the chosen ones for the
    * duration of select_nodes(), then restore the job's own exclusions. */
   bitstr_t* own_exc = job->details->exc_node_bitmap;
@@ -438,14 +560,17 @@ static void apply_predictions(void* ctx, const struct los_predictions* starts, c
   uint32_t total = 0, n = 0;
   for (uint32_t p = 0; p < snap->partition_count; ++p) total += snap->partitions[p].pending_count;
   struct predicted_job* jobs = xcalloc(total ? total : 1, sizeof *jobs);
+  const time_t now = time(NULL);
+  bitstr_t* reserved = reserved_nodes(now);
   for (uint32_t p = 0; p < snap->partition_count; ++p) {
     const struct los_partition* lp = &snap->partitions[p];
-    part_record_t* part = find_part_record(lp->name);
+    part_record_t* part = NULL;
+    slurmctld_resv_t* resv = NULL;
     uint32_t idle = 0;
     node_record_t* node;
-    if (part && part->node_bitmap)
+    if (partition_view(lp->name, &part, &resv) == 0 && part->node_bitmap && (!resv || resv_active(resv, now)))
       for (int i = 0; (node = next_node(&i)); ++i)
-        if (bit_test(part->node_bitmap, node->index) && node_free(node)) ++idle;
+        if (bit_test(part->node_bitmap, node->index) && node_free(node) && node_in_view(node, resv, reserved)) ++idle;
     int first = 1;
     for (uint32_t q = 0; q < lp->pending_count; ++q) {
       job_record_t* job = pending_record(lp->pending[q].id);
@@ -457,6 +582,7 @@ static void apply_predictions(void* ctx, const struct los_predictions* starts, c
       first = 0;
     }
   }
+  FREE_NULL_BITMAP(reserved);
   qsort(jobs, n, sizeof *jobs, by_job_ptr);
   for (uint32_t i = 0; i < starts->count; ++i) {
     const struct los_predicted* e = &starts->items[i];
@@ -490,6 +616,12 @@ static void apply_predictions(void* ctx, const struct los_predictions* starts, c
   ListIterator it = list_iterator_create(job_list);
   job_record_t* job;
   while ((job = list_next(it))) {
+    /* a job waiting for its reservation to begin: Reason=Reservation, as Slurm's schedulers set it */
+    if (job->resv_name && IS_JOB_PENDING(job) && job->state_reason == WAIT_NO_REASON && !job_resv(job, now)) {
+      job->state_reason = WAIT_RESERVATION;
+      xfree(job->state_desc);
+      continue;
+    }
     if (!job->het_job_id || !IS_JOB_PENDING(job) || job->state_reason != WAIT_NO_REASON || job->state_desc) continue;
     job->state_desc = xstrdup("sched/los does not schedule heterogeneous jobs (see docs/plugin.md)");
   }

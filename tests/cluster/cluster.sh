@@ -395,3 +395,6 @@ log_starts_after() {
   done
   log "starts (s after $first_name):$line"
 }
+
+# jobnodes_now ID: the nodes of a running job, space-separated (squeue).
+jobnodes_now() { scontrol show hostnames "$(squeue -h -j "$1" -o %N)" | tr '\n' ' ' | sed 's/ $//'; }
