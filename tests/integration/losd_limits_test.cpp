@@ -402,20 +402,6 @@ TEST(LosdLimits, RepeatedClientWarningsAreSummarisedNotEachLogged) {
 
 // ---- /metrics --------------------------------------------------------------
 
-// A TCP connection to 127.0.0.1:port (-1 if refused).
-int connect_tcp(int port) {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_port = htons(static_cast<std::uint16_t>(port));
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)) != 0) {
-    ::close(fd);
-    return -1;
-  }
-  return fd;
-}
-
 // Reads until EOF or `timeout`; false on timeout.
 bool read_to_eof(int fd, std::string& out, milliseconds timeout) {
   const auto deadline = steady_clock::now() + timeout;
@@ -435,14 +421,14 @@ TEST(LosdLimits, AStalledHttpClientDoesNotHoldMetrics) {
   const int port = test::free_tcp_port();
   test::LosdProcess losd(kLosd, "metrics:\n  listen: \"127.0.0.1:" + std::to_string(port) + "\"\n");
   // An HTTP request that never ends.
-  const int stalled = connect_tcp(port);
+  const int stalled = test::connect_tcp(port);
   ASSERT_GE(stalled, 0);
   const std::string half = "GET /metrics HTTP/1.1\r\nHost: local";
   ASSERT_EQ(::send(stalled, half.data(), half.size(), 0), static_cast<ssize_t>(half.size()));
   std::this_thread::sleep_for(milliseconds(100));
 
   const auto t0 = steady_clock::now();
-  const int fd = connect_tcp(port);
+  const int fd = test::connect_tcp(port);
   ASSERT_GE(fd, 0);
   const std::string get = "GET /metrics HTTP/1.0\r\nHost: localhost\r\n\r\n";
   ::send(fd, get.data(), get.size(), 0);

@@ -525,15 +525,8 @@ TEST(LosdQueries, HundredConcurrentQueryClients) {
 // ---- configuration -----------------------------------------------------------
 
 std::string http_get(int port, const std::string& path) {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_port = htons(static_cast<std::uint16_t>(port));
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)) != 0) {
-    ::close(fd);
-    return "";
-  }
+  const int fd = test::connect_tcp(port);
+  if (fd < 0) return "";
   const std::string req = "GET " + path + " HTTP/1.0\r\nHost: localhost\r\n\r\n";
   ::send(fd, req.data(), req.size(), 0);
   std::string out;

@@ -40,4 +40,7 @@ CommandResult run_command(const std::string& command);
 // A TCP port on 127.0.0.1 that was free a moment ago (for losd's metrics listener).
 int free_tcp_port();
 
+// A TCP connection to 127.0.0.1:port, or -1 if refused.
+int connect_tcp(int port);
+
 }  // namespace los::test
