@@ -240,7 +240,12 @@ TEST(LosdLimits, HalfOpenConnectionsCannotExhaustLosd) {
   AsUser nobody(kNobody, [&](std::vector<Client>& held) {
     for (int i = 0; i < 600; ++i) {
       held.emplace_back(losd.query_socket(), seconds(5));
-      if (i % 2) held.back().send(Bytes{'L', 'O'});
+      if (i % 2 == 0) continue;
+      try {
+        held.back().send(Bytes{'L', 'O'});
+      } catch (const std::exception&) {
+        // Past the per-uid cap losd refuses and closes at once: the send may meet EPIPE.
+      }
     }
     return std::string("held");
   });
