@@ -8,10 +8,14 @@
 #include <stdexcept>
 
 #include "workload/cirne.hpp"
+#include "workload/estimates.hpp"
 #include "workload/lublin.hpp"
 
 namespace los {
 namespace {
+
+// derive_seed() stream of the estimate model's draws.
+constexpr std::uint64_t kEstimateStream = 0x657374696d617465;  // "estimate"
 
 // Every model's keys: the common ones, then the model's own.
 ParamTable common_keys(int default_nodes) {
@@ -29,6 +33,10 @@ const ParamTable& lublin_keys() {
       // Bounded above because every point of a huge scale is paid bucket by bucket.
       Param::number("arrival-scale", 1.0, 1e-6, 1000, "multiplies inter-arrival times (< 1 raises the load)"),
       Param::integer("start-hour", 0, 0, 23, "hour of day at time 0"),
+      Param::choice("estimates", {"exact", "modal"},
+                    "user estimates: exact (= run time) or modal (Tsafrir-Etsion-Feitelson model)"),
+      Param::integer("max-estimate", 48 * 3600, 3600, 100LL * 365 * 24 * 3600,
+                     "estimates=modal: the site's largest estimate in seconds (the most popular value)"),
   });
   return table;
 }
@@ -112,6 +120,18 @@ GeneratedWorkload lublin_model(const ModelSpec& spec) {
   if (o.nodes < 2) throw ModelError("model 'lublin': key 'nodes' must be at least 2, got " + std::to_string(o.nodes));
 
   LublinWorkload lw = generate_lublin(o);
+  const bool modal = k.choice("estimates") == "modal";
+  if (modal) {
+    ModalEstimateOptions e;
+    e.max_estimate = k.integer("max-estimate");
+    // Its own stream: the jobs drawn are the same with or without the estimate model.
+    Random rng(derive_seed(o.seed, kEstimateStream));
+    try {
+      draw_modal_estimates(lw.workload.jobs, e, rng);
+    } catch (const EstimateModelError& error) {
+      throw ModelError(std::string("model 'lublin': ") + error.what());
+    }
+  }
   GeneratedWorkload g;
   g.spec = k.canonical(ParamValues::Spelling::EveryKey);
   g.workload = std::move(lw.workload);
@@ -120,14 +140,16 @@ GeneratedWorkload lublin_model(const ModelSpec& spec) {
                                                                           ? "typeless (whole-sample) parameters"
                                                                           : "batch and interactive parameters"),
                            g.spec, g.workload);
-  g.header.push_back("Note: requested time is -1: the model has run times but no user estimates");
+  g.header.push_back(modal ? "Note: requested time: modal user estimates (Tsafrir, Etsion, Feitelson, JSSPP 2005), "
+                             "at most max-estimate, never below the run time"
+                           : "Note: requested time is -1: the model has run times but no user estimates");
   if (o.parameters == LublinParameters::BatchInteractive) {
     g.header.push_back("Note: queue number is the job type: 0 interactive, 1 batch");
   }
   g.records.reserve(g.workload.jobs.size());
   for (std::size_t i = 0; i < g.workload.jobs.size(); ++i) {
     SwfRecord r = record_of(g.workload.jobs[i]);
-    r.req_time = -1;
+    if (!modal) r.req_time = -1;
     r.queue = lw.type[i];
     g.records.push_back(r);
   }
