@@ -23,17 +23,17 @@ constexpr std::array<Time, 15> kCommonRoundValues = {
 
 // When those are not 20 (a small maximum), multiples of these steps below the
 // maximum complete the head, coarsest step first.
-constexpr std::array<Time, 10> kRoundSteps = {200 * kHour, 100 * kHour, 50 * kHour, 10 * kHour,  5 * kHour,
+constexpr std::array<Time, 10> kRoundSteps = {200 * kHour, 100 * kHour, 50 * kHour,   10 * kHour,   5 * kHour,
                                               2 * kHour,   1 * kHour,   20 * kMinute, 10 * kMinute, 5 * kMinute};
 
 // Popularity rank (1 = most used) of the value of each time rank (0 = the
 // maximum, then the head's other values in ascending order) in each of the four
 // traces: the data the model's time-to-popularity matching draws from.
 constexpr std::array<std::array<int, 4>, kHeadValues> kPopularityOfTimeRank = {{
-    {3, 1, 1, 1},    {1, 3, 4, 6},    {4, 4, 10, 5},   {17, 2, 14, 3},  {13, 12, 20, 7},
-    {7, 9, 2, 2},    {8, 8, 3, 18},   {18, 18, 7, 19}, {2, 6, 12, 4},   {6, 7, 6, 11},
-    {16, 11, 19, 20}, {10, 20, 5, 9}, {5, 16, 18, 10}, {15, 5, 16, 14}, {14, 14, 9, 13},
-    {19, 13, 17, 16}, {11, 10, 15, 15}, {12, 15, 13, 17}, {9, 17, 8, 8}, {20, 19, 11, 12},
+    {3, 1, 1, 1},     {1, 3, 4, 6},     {4, 4, 10, 5},    {17, 2, 14, 3},  {13, 12, 20, 7},
+    {7, 9, 2, 2},     {8, 8, 3, 18},    {18, 18, 7, 19},  {2, 6, 12, 4},   {6, 7, 6, 11},
+    {16, 11, 19, 20}, {10, 20, 5, 9},   {5, 16, 18, 10},  {15, 5, 16, 14}, {14, 14, 9, 13},
+    {19, 13, 17, 16}, {11, 10, 15, 15}, {12, 15, 13, 17}, {9, 17, 8, 8},   {20, 19, 11, 12},
 }};
 
 // The fitted curves: head share of popularity rank r (2..20) = a e^(b r) + c
@@ -181,7 +181,8 @@ std::size_t modal_estimate_bin_count(std::size_t jobs) {
   for (std::size_t k = 1; k < kBinCountPoints.size(); ++k) {
     if (n <= kBinCountPoints[k].jobs) {
       const BinCountPoint lo = kBinCountPoints[k - 1], hi = kBinCountPoints[k];
-      return static_cast<std::size_t>(std::llround(lo.bins + (n - lo.jobs) * (hi.bins - lo.bins) / (hi.jobs - lo.jobs)));
+      return static_cast<std::size_t>(
+          std::llround(lo.bins + (n - lo.jobs) * (hi.bins - lo.bins) / (hi.jobs - lo.jobs)));
     }
   }
   return static_cast<std::size_t>(kBinCountPoints.back().bins);
@@ -229,8 +230,8 @@ std::vector<EstimateBin> modal_estimate_distribution(std::size_t jobs, const Mod
     }
   }
   if (bins > head_size) {
-    std::vector<Time> tail = tail_estimates(bins - head_size, bins, options.max_estimate,
-                                            std::set<Time>(values.begin(), values.end()));
+    std::vector<Time> tail =
+        tail_estimates(bins - head_size, bins, options.max_estimate, std::set<Time>(values.begin(), values.end()));
     std::vector<double> tail_share;
     double sum = 0;
     for (std::size_t i = 0; i < tail.size(); ++i) {
