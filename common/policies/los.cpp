@@ -73,6 +73,7 @@ StepResult LosPolicy::step(const Snapshot& snapshot) {
   }
   if (!options_.use_extra) extra = 0;
   if (free_now <= 0) return result;
+  const std::size_t window_begin = pos;
 
   // WQ': the next jobs that fit now, at most `lookahead` of them.
   problem_.jobs.clear();
@@ -91,13 +92,38 @@ StepResult LosPolicy::step(const Snapshot& snapshot) {
     problem_.jobs.push_back(c);
     candidates_.push_back(&j);
   }
-  if (problem_.jobs.empty()) return result;
-  problem_.free_now = static_cast<int>(free_now);
-  problem_.extra = static_cast<int>(std::min<std::int64_t>(extra, free_now));
-  problem_.traceback = options_.traceback;
-  const LosSelection chosen = los_select(problem_);
-  for (std::size_t i : chosen.chosen) start_now(*candidates_[i], now, result);
+  std::int64_t extra_left = std::min<std::int64_t>(extra, free_now);
+  if (!problem_.jobs.empty()) {
+    problem_.free_now = static_cast<int>(free_now);
+    problem_.extra = static_cast<int>(extra_left);
+    problem_.traceback = options_.traceback;
+    const LosSelection chosen = los_select(problem_);
+    for (std::size_t i : chosen.chosen) {
+      start_now(*candidates_[i], now, result);
+      free_now -= problem_.jobs[i].size;
+      extra_left -= problem_.jobs[i].ssize;
+    }
+  }
+  if (options_.rest == LosRest::Easy) backfill_rest(snapshot, window_begin, shadow, free_now, extra_left, result);
   return result;
+}
+
+void LosPolicy::backfill_rest(const Snapshot& snapshot, std::size_t from, Time shadow, std::int64_t free_now,
+                              std::int64_t extra_left, StepResult& result) {
+  const Time now = snapshot.now;
+  // Skip the jobs this step already started (heads and the selection).
+  started_.clear();
+  for (const Decision& d : result.decisions) started_.push_back(d.job);
+  std::sort(started_.begin(), started_.end());
+  for (std::size_t pos = from; pos < snapshot.queue.size() && free_now > 0; ++pos) {
+    const Job& j = snapshot.queue[pos];
+    if (j.size > free_now || std::binary_search(started_.begin(), started_.end(), j.id)) continue;
+    const bool ends_by_shadow = shadow >= kTimeInfinity || now + planned_duration(j.estimate) <= shadow;
+    if (!ends_by_shadow && j.size > extra_left) continue;
+    start_now(j, now, result);
+    free_now -= j.size;
+    if (!ends_by_shadow) extra_left -= j.size;
+  }
 }
 
 std::vector<PlannedStart> LosPolicy::reservations() const { return reservation_; }
@@ -112,6 +138,7 @@ PolicyPtr make_variant(const ParamValues& values, bool use_extra, LosMerit merit
   o.traceback =
       values.choice("traceback") == "selected-first" ? LosTraceback::SelectedFirst : LosTraceback::BypassedFirst;
   o.head = values.choice("head") == "once" ? LosHead::Once : LosHead::Loop;
+  o.rest = values.choice("rest") == "easy" ? LosRest::Easy : LosRest::None;
   return std::make_unique<LosPolicy>(o, values.canonical());
 }
 
@@ -123,6 +150,9 @@ const ParamTable& los_parameters() {
       Param::choice("traceback", {"bypassed-first", "selected-first"}, "which of equally good sets is chosen"),
       Param::choice("head", {"loop", "once"},
                     "loop: start heads while they fit, then reserve; once: the thesis's literal single head start"),
+      Param::choice("rest", {"none", "easy"},
+                    "jobs past the lookahead window: none: never considered (the thesis); easy: backfilled after "
+                    "the selection under the head's reservation, as EASY does"),
   };
   return table;
 }

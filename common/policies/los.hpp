@@ -21,6 +21,11 @@
 // only jobs ending by the shadow time), los-maxjobs and los-maxsd (merit
 // tie-breaks: most jobs; largest sum of expected slowdowns
 // (t - submit + estimate) / estimate, compared in micro-units).
+//   4. rest=easy: the jobs the selection did not start, and those past the
+//      window, in queue order, start if they fit in what is left now and end
+//      by the shadow time or fit in what is left of `extra` (EASY's rule).
+//      With queues far longer than C the thesis's LOS starves the jobs past
+//      the window that EASY would start at once; see docs/los.md.
 //
 // State: the profile of running jobs, kept from the snapshot's events and
 // rebuilt from the snapshot when the events do not explain it. The only
@@ -38,6 +43,10 @@ namespace los {
 
 enum class LosMerit { None, MaxJobs, MaxSlowdown };
 enum class LosHead { Loop, Once };
+// Jobs past the lookahead window: the thesis never looks at them (None); Easy
+// backfills them after the selection, in queue order, under the same
+// protection of the blocked head's shadow time.
+enum class LosRest { None, Easy };
 
 struct LosOptions {
   bool use_extra = true;  // false: los-basic
@@ -45,6 +54,7 @@ struct LosOptions {
   LosTraceback traceback = LosTraceback::BypassedFirst;
   int lookahead = 50;  // C
   LosHead head = LosHead::Loop;
+  LosRest rest = LosRest::None;
 };
 
 class LosPolicy final : public Policy {
@@ -60,6 +70,8 @@ class LosPolicy final : public Policy {
 
  private:
   void start_now(const Job& job, Time now, StepResult& result);
+  void backfill_rest(const Snapshot& snapshot, std::size_t from, Time shadow, std::int64_t free_now,
+                     std::int64_t extra_left, StepResult& result);
 
   LosOptions options_;
   std::string label_;
@@ -68,6 +80,7 @@ class LosPolicy final : public Policy {
   // Scratch reused between steps.
   LosProblem problem_;
   std::vector<const Job*> candidates_;
+  std::vector<JobId> started_;
 };
 
 // Expected slowdown if started at `now`, in micro-units (the Max-Slowdown

@@ -240,6 +240,44 @@ TEST(LosPolicy, HeadSemantics) {
   EXPECT_TRUE(once->reservations().empty());
 }
 
+TEST(LosPolicy, RestEasyBackfillsPastTheWindowUnderTheHeadsShadow) {
+  // The worked example with C = 1: the window holds only wj2, which starts.
+  // rest=easy then walks wj3.. in queue order with what is left (5 - 2 = 3
+  // units now, extra 3): wj3 (1 unit, ends at 31 > 28: uses 1 of the extra),
+  // wj4 (2 units, ends at 29 > 28: uses the last 2); wj5 (3) no longer fits.
+  const Snapshot s = example_snapshot();
+  EXPECT_EQ(step_once("los:lookahead=1", s), (std::set<JobId>{2}));
+  EXPECT_EQ(step_once("los:lookahead=1:rest=easy", s), (std::set<JobId>{2, 3, 4}));
+  EXPECT_EQ(step_once("easy", s), (std::set<JobId>{2, 3, 4}));
+  // With the whole queue in the window the selection leaves nothing that fits.
+  EXPECT_EQ(step_once("los:rest=easy", s), step_once("los", s));
+  EXPECT_EQ(make_policy("los:rest=easy")->name(), "los:rest=easy");
+  EXPECT_EQ(make_policy("los:rest=none")->name(), "los");
+}
+
+TEST(LosPolicy, RestEasyWithLookaheadOneIsEasy) {
+  // C = 1 makes the selection EASY's own test of the first job that fits, and
+  // rest=easy continues as EASY does: the schedules must be the same.
+  const Workload w = [] {
+    std::vector<Job> jobs;
+    for (int i = 0; i < 400; ++i) {
+      jobs.push_back(test::job(i + 1, i * 5, 1 + (i * 7) % 16, 20 + (i * 37) % 300, 5 + (i * 11) % 290));
+    }
+    return test::workload(16, jobs);
+  }();
+  PolicyPtr easy = make_policy("easy");
+  PolicyPtr los = make_policy("los:lookahead=1:rest=easy");
+  const SimResult a = simulate(w, *easy, {});
+  const SimResult b = simulate(w, *los, {});
+  ASSERT_EQ(a.jobs.size(), b.jobs.size());
+  std::size_t waited = 0;
+  for (std::size_t i = 0; i < a.jobs.size(); ++i) {
+    EXPECT_EQ(a.jobs[i].start, b.jobs[i].start) << "job " << a.jobs[i].job.id;
+    waited += a.jobs[i].start > a.jobs[i].job.submit;
+  }
+  EXPECT_GT(waited, a.jobs.size() / 4) << "the workload should make jobs wait";
+}
+
 TEST(LosPolicy, SpecsAndCanonicalNames) {
   EXPECT_EQ(make_policy("los")->name(), "los");
   EXPECT_EQ(make_policy("los:lookahead=50:traceback=bypassed-first:head=loop")->name(), "los");
@@ -303,7 +341,7 @@ TEST(LosPolicy, SimulatedHeadNeverStartsAfterItsShadowTime) {
   }
   const Workload w = test::workload(10, jobs);
   for (const char* spec : {"los", "los-basic", "los-maxjobs", "los-maxsd", "los:traceback=selected-first",
-                           "los:head=once", "los:lookahead=2"}) {
+                           "los:head=once", "los:lookahead=2", "los:rest=easy", "los-maxsd:lookahead=3:rest=easy"}) {
     PolicyPtr p = make_policy(spec);
     InvariantChecker checker;
     const SimResult r = simulate(w, *p, {}, &checker);
