@@ -102,6 +102,7 @@ struct los_cycle {
   struct los_conn query;         /* to losd's query socket, for the predicted starts */
   struct los_refusal* refused;   /* jobs Slurm refused to start, backing off */
   uint32_t refused_count, refused_cap;
+  uint32_t fallback_only_logged; /* partitions the fallback alone schedules, as last logged */
 };
 
 /* Drops from snap's queues the jobs backing off after a refusal (time now). */
@@ -128,6 +129,10 @@ struct los_cycle_input {
   const char* slurm_version;
   int64_t started_us;  /* los_monotonic_us() when the cycle began, before the snapshot */
   int64_t snapshot_us; /* how long taking the snapshot took */
+  /* Partitions losd cannot be sent (a Slurm partition whose name contains
+   * '@', which would read as a reservation view): the fallback decides them
+   * every cycle, whoever decides snap. NULL or empty: none. The caller's. */
+  struct los_snapshot* local;
 };
 
 /* Decides, applies, logs and reports one cycle (see above). */
