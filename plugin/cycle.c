@@ -231,6 +231,10 @@ static int decide(struct los_cycle* cy, const struct los_options* o, const struc
   return 0;
 }
 
+int los_cycle_local_fallback(const struct los_options* o) {
+  return o->fallback == LOS_FALLBACK_NONE ? LOS_FALLBACK_EASY : o->fallback;
+}
+
 /* Hands predicted starts for the queues of snap to the scheduler (under its lock). */
 static void hand_predictions(const struct los_cycle_ops* ops, const struct los_predictions* starts,
                              const struct los_snapshot* snap) {
@@ -295,7 +299,7 @@ void los_cycle_run(struct los_cycle* cy, const struct los_options* o, const stru
   /* the decisions before this index are losd's (when it decided) */
   const uint32_t losd_count = by_losd ? dec.count : 0;
   /* partitions losd cannot be sent (see los_cycle_input.local): always the fallback's */
-  if (local && los_fallback_decide(local, o->fallback, &dec, &local_starts)) {
+  if (local && los_fallback_decide(local, los_cycle_local_fallback(o), &dec, &local_starts)) {
     log_line(ops, LOS_LOG_ERROR, "sched/los: out of memory in the fallback; cycle skipped");
     los_decisions_free(&dec);
     los_predictions_free(&fallback_starts);
@@ -354,7 +358,7 @@ void los_cycle_run(struct los_cycle* cy, const struct los_options* o, const stru
     predict(cy, o, in, ops);
   else if (o->fallback != LOS_FALLBACK_NONE)
     hand_predictions(ops, &fallback_starts, snap);
-  if (local && o->fallback != LOS_FALLBACK_NONE) hand_predictions(ops, &local_starts, local);
+  if (local) hand_predictions(ops, &local_starts, local);
   los_predictions_free(&fallback_starts);
   los_predictions_free(&local_starts);
   log_line(ops, LOS_LOG_INFO,

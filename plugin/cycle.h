@@ -135,6 +135,11 @@ struct los_cycle_input {
   struct los_snapshot* local;
 };
 
+/* The fallback that schedules the partitions losd cannot be sent
+ * (los_cycle_input.local): los_fallback, or easy under los_fallback=none (no
+ * one else would ever start their jobs). */
+int los_cycle_local_fallback(const struct los_options* o);
+
 /* Decides, applies, logs and reports one cycle (see above). */
 void los_cycle_run(struct los_cycle* cy, const struct los_options* o, const struct los_cycle_input* in,
                    const struct los_cycle_ops* ops);

@@ -788,7 +788,7 @@ void los_slurmctld_cycle(struct los_cycle* cy, const struct los_options* o) {
           "sched/los: partition %s: a name containing '%c' reads as a reservation view (partition%creservation); "
           "it is not sent to losd and the '%s' fallback schedules it (jobs of its reservations are not started): "
           "rename the partition",
-          fallback_only.partitions[i].name, LOS_RESV_SEP, LOS_RESV_SEP, los_fallback_name(o->fallback));
+          fallback_only.partitions[i].name, LOS_RESV_SEP, LOS_RESV_SEP, los_fallback_name(los_cycle_local_fallback(o)));
   }
   const struct los_cycle_input in = {
       .snap = &snap,

@@ -341,6 +341,12 @@ TEST(PluginCycle, FallbackOnlyPartitionsAreDecidedByTheFallbackWhileLosdDecides)
   EXPECT_TRUE(losd.reports.empty());
   // job 9 waits for job 7 and job 8 (both end by t=100)
   EXPECT_EQ(sched.predicted, (std::vector<std::string>{"a@b:9@100 of 1"}));
+  // under los_fallback=none too: nothing else would ever start their jobs
+  EXPECT_EQ(los_cycle_local_fallback(&o), LOS_FALLBACK_EASY);
+  o.fallback = LOS_FALLBACK_NONE;
+  EXPECT_EQ(los_cycle_local_fallback(&o), LOS_FALLBACK_EASY);
+  o.fallback = LOS_FALLBACK_FIFO;
+  EXPECT_EQ(los_cycle_local_fallback(&o), LOS_FALLBACK_FIFO);
 }
 
 TEST(PluginCycle, FallbackNoneLeavesTheQueueAlone) {
