@@ -188,6 +188,15 @@ static int resv_future(const slurmctld_resv_t* resv, time_t now) {
   return resv && resv->node_bitmap && resv->start_time > now && resv->end_time > resv->start_time;
 }
 
+/* Whether Slurm node i is a usable node of view p in the future reservation
+ * that no running job (or earlier pseudo job) holds. */
+static int blockable(const struct los_partition* p, const int* local, const char* held, const slurmctld_resv_t* resv,
+                     int i) {
+  const int n = local[i];
+  return n >= 0 && bit_test(resv->node_bitmap, i) && !held[n] &&
+         (p->nodes[n].state == LOS_NODE_IDLE || p->nodes[n].state == LOS_NODE_ALLOCATED);
+}
+
 /* The nodes of a reservation that begins before a pending job of this view
  * would end (now + its time limit) are unusable for it. The snapshot cannot
  * say "free until T" (a running job holds its nodes from now), so, as the
@@ -212,13 +221,9 @@ static int add_future_reservations(struct los_partition* p, const part_record_t*
   while (rc == 0 && (resv = list_next(it))) {
     if (!resv_future(resv, now) || resv->start_time >= now + horizon) continue;
     if (!bit_overlap_any(resv->node_bitmap, part->node_bitmap)) continue;
-      /* its usable nodes in this view that no running job holds */
-#define LOS_BLOCKED(i)                                                   \
-  (local[i] >= 0 && bit_test(resv->node_bitmap, i) && !held[local[i]] && \
-   (p->nodes[local[i]].state == LOS_NODE_IDLE || p->nodes[local[i]].state == LOS_NODE_ALLOCATED))
     uint32_t count = 0;
     for (int i = 0; i < node_record_count; ++i)
-      if (LOS_BLOCKED(i)) ++count;
+      if (blockable(p, local, held, resv, i)) ++count;
     if (!count) continue;
     struct los_running* r = los_partition_add_running(p, count);
     if (!r) {
@@ -234,11 +239,10 @@ static int add_future_reservations(struct los_partition* p, const part_record_t*
     r->suspended = 0;
     uint32_t k = 0;
     for (int i = 0; i < node_record_count && k < count; ++i)
-      if (LOS_BLOCKED(i)) {
+      if (blockable(p, local, held, resv, i)) {
         r->nodes[k++] = (uint32_t)local[i];
         held[local[i]] = 1;
       }
-#undef LOS_BLOCKED
   }
   list_iterator_destroy(it);
   xfree(held);
@@ -337,8 +341,9 @@ static int add_view(struct los_snapshot* s, part_record_t* part, slurmctld_resv_
 /* Fills s from slurmctld's records; call with job, node, part READ locks.
  * A partition whose name holds the view separator would read as a
  * reservation view: it goes to fallback_only (its plain view; its
- * reservations' jobs are not scheduled), which the fallback decides. So
- * does a reservation view whose name is some partition's. */
+ * reservations' jobs are not scheduled), which the fallback decides. A
+ * reservation view whose name is such a partition's is left out (its jobs
+ * wait; the error about that partition says to rename it). */
 static int take_snapshot(struct los_snapshot* s, struct los_snapshot* fallback_only, time_t now) {
   int rc = -1;
   int* local = xcalloc(node_record_count ? node_record_count : 1, sizeof(int));
