@@ -4,6 +4,7 @@
 #include <exception>
 #include <memory>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 
 #include "policy/registry.hpp"
@@ -92,6 +93,21 @@ Bytes RequestHandlers::snapshot(std::span<const std::uint8_t> payload, std::size
   }
   protocol::DecisionsMessage out;
   out.seq = msg.seq;
+  // A partition (or reservation view) the plugin no longer sends was removed,
+  // set DOWN or its reservation ended: its scheduler goes, so STATUS, PLAN and
+  // STARTS no longer show it; should it come back, it starts afresh.
+  std::unordered_set<std::string> sent;
+  for (const Snapshot& part : msg.partitions) sent.insert(part.partition);
+  for (auto it = partitions_.begin(); it != partitions_.end();) {
+    if (sent.count(it->first)) {
+      ++it;
+      continue;
+    }
+    log_.info("partition dropped",
+              {{"partition", it->first}, {"policy", it->second->policy_name()}, {"reason", "not in the snapshot"}});
+    forecasts_.invalidate(it->first);
+    it = partitions_.erase(it);
+  }
   for (Snapshot& part : msg.partitions) {
     auto it = partitions_.find(part.partition);
     if (it == partitions_.end()) {

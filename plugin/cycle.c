@@ -185,10 +185,11 @@ static void apply_one(const struct los_cycle_ops* ops, const struct los_decision
 }
 
 /* Fills dec for in->snap: by losd when it answers, otherwise by the
- * fallback. 1: losd decided; 0: the fallback did; -1: the fallback ran out
- * of memory (logged; the cycle is skipped). */
+ * fallback (its predicted starts into fallback_starts). 1: losd decided; 0:
+ * the fallback did; -1: the fallback ran out of memory (logged; the cycle is
+ * skipped). */
 static int decide(struct los_cycle* cy, const struct los_options* o, const struct los_cycle_input* in,
-                  struct los_decisions* dec, const struct los_cycle_ops* ops) {
+                  struct los_decisions* dec, struct los_predictions* fallback_starts, const struct los_cycle_ops* ops) {
   char err[512] = "";
   int by_losd = 0;
   int c = los_conn_ensure(&cy->conn, o, in->cluster, in->slurm_version, err, sizeof err);
@@ -222,12 +223,25 @@ static int decide(struct los_cycle* cy, const struct los_options* o, const struc
   }
   cy->in_fallback = 1;
   los_decisions_free(dec);
-  if (los_fallback_decide(in->snap, o->fallback, dec)) {
+  if (los_fallback_decide(in->snap, o->fallback, dec, fallback_starts)) {
     log_line(ops, LOS_LOG_ERROR, "sched/los: out of memory in the fallback; cycle skipped");
     los_decisions_free(dec);
     return -1;
   }
   return 0;
+}
+
+int los_cycle_local_fallback(const struct los_options* o) {
+  return o->fallback == LOS_FALLBACK_NONE ? LOS_FALLBACK_EASY : o->fallback;
+}
+
+/* Hands predicted starts for the queues of snap to the scheduler (under its lock). */
+static void hand_predictions(const struct los_cycle_ops* ops, const struct los_predictions* starts,
+                             const struct los_snapshot* snap) {
+  if (!ops->predict) return;
+  ops->lock(ops->ctx);
+  ops->predict(ops->ctx, starts, snap);
+  ops->unlock(ops->ctx);
 }
 
 /* Asks losd's query socket for its predicted starts (the forecast of the
@@ -246,30 +260,53 @@ static void predict(struct los_cycle* cy, const struct los_options* o, const str
     log_line(ops, LOS_LOG_DEBUG, "sched/los: no predicted starts from losd this cycle: %s", err);
     return;
   }
-  ops->lock(ops->ctx);
-  ops->predict(ops->ctx, &starts, in->snap);
-  ops->unlock(ops->ctx);
+  hand_predictions(ops, &starts, in->snap);
   los_predictions_free(&starts);
+}
+
+static void count_jobs(const struct los_snapshot* s, uint32_t* pending, uint32_t* running) {
+  for (uint32_t i = 0; s && i < s->partition_count; ++i) {
+    *pending += s->partitions[i].pending_count;
+    *running += s->partitions[i].running_count;
+  }
 }
 
 void los_cycle_run(struct los_cycle* cy, const struct los_options* o, const struct los_cycle_input* in,
                    const struct los_cycle_ops* ops) {
   struct los_snapshot* snap = in->snap;
+  struct los_snapshot* local = in->local && in->local->partition_count ? in->local : NULL;
   struct los_decisions dec;
+  struct los_predictions fallback_starts = {0, NULL}, local_starts = {0, NULL};
   uint32_t pending = 0, running = 0;
   memset(&dec, 0, sizeof dec);
   los_cycle_withhold_refused(cy, snap, (time_t)snap->now);
   snap->seq = ++cy->seq;
-  for (uint32_t i = 0; i < snap->partition_count; ++i) {
-    pending += snap->partitions[i].pending_count;
-    running += snap->partitions[i].running_count;
+  if (local) {
+    los_cycle_withhold_refused(cy, local, (time_t)local->now);
+    local->seq = snap->seq;
   }
+  count_jobs(snap, &pending, &running);
+  count_jobs(local, &pending, &running);
 
   /* decide: losd, or the fallback; the scheduler is not locked here */
   const int64_t decide_start = los_monotonic_us();
-  const int decided = decide(cy, o, in, &dec, ops);
-  if (decided < 0) return;
+  const int decided = decide(cy, o, in, &dec, &fallback_starts, ops);
+  if (decided < 0) {
+    los_predictions_free(&fallback_starts);
+    return;
+  }
   const int by_losd = decided == 1;
+  /* the decisions before this index are losd's (when it decided) */
+  const uint32_t losd_count = by_losd ? dec.count : 0;
+  /* partitions losd cannot be sent (see los_cycle_input.local): always the fallback's */
+  if (local && los_fallback_decide(local, los_cycle_local_fallback(o), &dec, &local_starts)) {
+    log_line(ops, LOS_LOG_ERROR, "sched/los: out of memory in the fallback; cycle skipped");
+    los_decisions_free(&dec);
+    los_predictions_free(&fallback_starts);
+    los_predictions_free(&local_starts);
+    return;
+  }
+  dec.seq = snap->seq;
   const int64_t decide_us = los_monotonic_us() - decide_start;
 
   /* apply what still holds, in the decisions' order */
@@ -308,13 +345,22 @@ void los_cycle_run(struct los_cycle* cy, const struct los_options* o, const stru
   for (uint32_t i = 0; i < dec.count; ++i) {
     if (!outcomes[i].reason[0]) continue;
     log_line(ops, LOS_LOG_INFO, "sched/los: skipped %s of JobId=%" PRIu64 " (%s decision, seq %" PRIu64 "): %s",
-             decision_name(dec.items[i].kind), dec.items[i].job, by_losd ? "losd" : "fallback", dec.seq,
+             decision_name(dec.items[i].kind), dec.items[i].job, i < losd_count ? "losd" : "fallback", dec.seq,
              outcomes[i].reason);
-    if (outcomes[i].report && by_losd)
+    if (outcomes[i].report && i < losd_count)
       los_conn_report(&cy->conn, o, outcomes[i].report, dec.items[i].partition, dec.items[i].job, outcomes[i].reason);
   }
   free(outcomes);
-  if (by_losd) predict(cy, o, in, ops);
+  /* predicted starts and reasons: losd's forecast, or the fallback's
+   * reservations (none under los_fallback=none: nothing starts, Slurm's
+   * reasons stay) */
+  if (by_losd)
+    predict(cy, o, in, ops);
+  else if (o->fallback != LOS_FALLBACK_NONE)
+    hand_predictions(ops, &fallback_starts, snap);
+  if (local) hand_predictions(ops, &local_starts, local);
+  los_predictions_free(&fallback_starts);
+  los_predictions_free(&local_starts);
   log_line(ops, LOS_LOG_INFO,
            "sched/los: cycle seq=%" PRIu64
            " by=%s pending=%u running=%u decisions=%u started=%d skipped=%d "

@@ -102,6 +102,7 @@ struct los_cycle {
   struct los_conn query;         /* to losd's query socket, for the predicted starts */
   struct los_refusal* refused;   /* jobs Slurm refused to start, backing off */
   uint32_t refused_count, refused_cap;
+  uint32_t fallback_only_logged; /* partitions the fallback alone schedules, as last logged */
 };
 
 /* Drops from snap's queues the jobs backing off after a refusal (time now). */
@@ -128,7 +129,16 @@ struct los_cycle_input {
   const char* slurm_version;
   int64_t started_us;  /* los_monotonic_us() when the cycle began, before the snapshot */
   int64_t snapshot_us; /* how long taking the snapshot took */
+  /* Partitions losd cannot be sent (a Slurm partition whose name contains
+   * '@', which would read as a reservation view): the fallback decides them
+   * every cycle, whoever decides snap. NULL or empty: none. The caller's. */
+  struct los_snapshot* local;
 };
+
+/* The fallback that schedules the partitions losd cannot be sent
+ * (los_cycle_input.local): los_fallback, or easy under los_fallback=none (no
+ * one else would ever start their jobs). */
+int los_cycle_local_fallback(const struct los_options* o);
 
 /* Decides, applies, logs and reports one cycle (see above). */
 void los_cycle_run(struct los_cycle* cy, const struct los_options* o, const struct los_cycle_input* in,

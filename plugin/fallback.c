@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "codec.h"
 #include "protocol/los_protocol.h"
 
 const char* los_fallback_name(int fallback) {
@@ -110,7 +111,27 @@ static int reserve(struct partition_state* st, uint32_t size, int64_t* shadow, u
   return -1;
 }
 
-static int fallback_partition(const struct los_partition* p, int64_t now, int fallback, struct los_decisions* out) {
+/* Appends the reserved start of the partition's first blocked job to starts
+ * (NULL: not wanted). 0 on success, -1 out of memory. */
+static int add_prediction(struct los_predictions* starts, const struct los_partition* p, const struct los_pending* j,
+                          int64_t start) {
+  if (!starts) return 0;
+  struct los_predicted* items = realloc(starts->items, (starts->count + 1) * sizeof *items);
+  if (!items) return -1;
+  starts->items = items;
+  struct los_predicted* e = &items[starts->count];
+  e->partition = strdup(p->name);
+  if (!e->partition) return -1;
+  e->job = j->id;
+  e->size = j->size;
+  e->start = start;
+  e->reserved = 1;
+  ++starts->count;
+  return 0;
+}
+
+static int fallback_partition(const struct los_partition* p, int64_t now, int fallback, struct los_decisions* out,
+                              struct los_predictions* starts) {
   struct partition_state st = {.p = p, .now = now};
   st.free_node = calloc(p->node_count ? p->node_count : 1, 1);
   st.rel = calloc((size_t)p->running_count + p->pending_count + 1, sizeof *st.rel);
@@ -127,9 +148,11 @@ static int fallback_partition(const struct los_partition* p, int64_t now, int fa
     if (!reserved && j->size <= st.free_count) {
       start = 1; /* no job is blocked ahead of it: it starts in queue order */
     } else if (!reserved) {
-      if (fallback == LOS_FALLBACK_FIFO) break;
-      /* the head is blocked: reserve the earliest time enough nodes come back */
+      /* the head is blocked: reserve the earliest time enough nodes come back
+       * (its predicted start under both: fifo starts nothing before it) */
       if (reserve(&st, j->size, &shadow, &extra)) break; /* nothing known frees enough nodes: keep the order */
+      if (add_prediction(starts, p, j, shadow)) rc = -1;
+      if (fallback == LOS_FALLBACK_FIFO) break;
       reserved = 1;
     } else if (j->size <= st.free_count) {
       /* backfill: fits now, and either ends before the shadow time or uses only extra nodes */
@@ -147,11 +170,12 @@ static int fallback_partition(const struct los_partition* p, int64_t now, int fa
   return rc;
 }
 
-int los_fallback_decide(const struct los_snapshot* s, int fallback, struct los_decisions* out) {
+int los_fallback_decide(const struct los_snapshot* s, int fallback, struct los_decisions* out,
+                        struct los_predictions* starts) {
   out->seq = s->seq;
   if (fallback == LOS_FALLBACK_NONE) return 0;
   for (uint32_t i = 0; i < s->partition_count; ++i) {
-    if (fallback_partition(&s->partitions[i], s->now, fallback, out)) return -1;
+    if (fallback_partition(&s->partitions[i], s->now, fallback, out, starts)) return -1;
   }
   return 0;
 }

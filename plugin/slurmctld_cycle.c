@@ -28,6 +28,7 @@
 
 #include "conn.h"
 #include "cycle.h"
+#include "fallback.h"
 #include "protocol/los_protocol.h"
 #include "slurmctld_cycle.h"
 #include "snapshot.h"
@@ -87,15 +88,16 @@ static slurmctld_resv_t* job_resv(const job_record_t* job, time_t now) {
 #define LOS_RESV_SEP '@'
 
 /* Splits a snapshot partition name into the Slurm partition and the
- * reservation (NULL when none); 0 when both exist. */
+ * reservation (NULL when none); 0 when both exist. A Slurm partition of that
+ * very name is the partition itself: take_snapshot() builds no reservation
+ * view whose name is a partition's, and a view's partition part never holds
+ * the separator (such partitions are the fallback's), so a name reads one way. */
 static int partition_view(const char* name, part_record_t** part, slurmctld_resv_t** resv) {
   char buf[512];
   const char* at = strchr(name, LOS_RESV_SEP);
   *resv = NULL;
-  if (!at) {
-    *part = find_part_record((char*)name);
-    return *part ? 0 : -1;
-  }
+  *part = find_part_record((char*)name);
+  if (*part || !at) return *part ? 0 : -1;
   if ((size_t)(at - name) >= sizeof buf) return -1;
   memcpy(buf, name, (size_t)(at - name));
   buf[at - name] = 0;
@@ -181,6 +183,75 @@ static int add_pending(struct los_partition* p, const job_record_t* job, const p
   return 0;
 }
 
+/* A reservation that has not begun yet, with nodes. */
+static int resv_future(const slurmctld_resv_t* resv, time_t now) {
+  return resv && resv->node_bitmap && resv->start_time > now && resv->end_time > resv->start_time;
+}
+
+/* Whether Slurm node i is a usable node of view p in the future reservation
+ * that no running job (or earlier pseudo job) holds. */
+static int blockable(const struct los_partition* p, const int* local, const char* held, const slurmctld_resv_t* resv,
+                     int i) {
+  const int n = local[i];
+  return n >= 0 && bit_test(resv->node_bitmap, i) && !held[n] &&
+         (p->nodes[n].state == LOS_NODE_IDLE || p->nodes[n].state == LOS_NODE_ALLOCATED);
+}
+
+/* The nodes of a reservation that begins before a pending job of this view
+ * would end (now + its time limit) are unusable for it. The snapshot cannot
+ * say "free until T" (a running job holds its nodes from now), so, as the
+ * honest subset: while some pending job of the view could reach into the
+ * reservation, its nodes (usable, held by no running job) are held by a
+ * pseudo running job ending when the reservation ends; losd plans no job
+ * there before that and predicts starts around it. Its id has Slurm job id 0
+ * ((resv_id + 1) << 32), so no decision can ever act on it. Its start,
+ * reservation start minus the longest pending time limit, stays put from
+ * one snapshot to the next unless that limit changes. */
+static int add_future_reservations(struct los_partition* p, const part_record_t* part, time_t now, const int* local) {
+  int64_t horizon = 0;
+  for (uint32_t q = 0; q < p->pending_count; ++q)
+    if (p->pending[q].limit > horizon) horizon = p->pending[q].limit;
+  if (!horizon || !resv_list) return 0;
+  char* held = xcalloc(p->node_count ? p->node_count : 1, 1);
+  for (uint32_t r = 0; r < p->running_count; ++r)
+    for (uint32_t k = 0; k < p->running[r].node_count; ++k) held[p->running[r].nodes[k]] = 1;
+  int rc = 0;
+  ListIterator it = list_iterator_create(resv_list);
+  slurmctld_resv_t* resv;
+  while (rc == 0 && (resv = list_next(it))) {
+    if (!resv_future(resv, now) || resv->start_time >= now + horizon) continue;
+    if (!bit_overlap_any(resv->node_bitmap, part->node_bitmap)) continue;
+    uint32_t count = 0;
+    for (int i = 0; i < node_record_count; ++i)
+      if (blockable(p, local, held, resv, i)) ++count;
+    if (!count) continue;
+    struct los_running* r = los_partition_add_running(p, count);
+    if (!r) {
+      rc = -1;
+      break;
+    }
+    r->id = ((uint64_t)resv->resv_id + 1) << 32;
+    r->user = 0;
+    r->start = (int64_t)resv->start_time - horizon;
+    r->submit = r->start;
+    r->limit = (int64_t)resv->end_time - r->start;
+    r->size = count;
+    r->suspended = 0;
+    uint32_t k = 0;
+    for (int i = 0; i < node_record_count && k < count; ++i)
+      if (blockable(p, local, held, resv, i)) {
+        r->nodes[k++] = (uint32_t)local[i];
+        held[local[i]] = 1;
+      }
+  }
+  list_iterator_destroy(it);
+  xfree(held);
+  return rc;
+}
+
+/* A future reservation's pseudo job (add_future_reservations()). */
+static int is_reservation_block(uint64_t id) { return LOS_SLURM_JOB_ID(id) == 0; }
+
 /* Adds one snapshot partition: Slurm partition part, or, with resv, the
  * nodes of that active reservation in it and the reservation's jobs.
  * reserved: the nodes of all active reservations (NULL: none); in a plain
@@ -262,29 +333,43 @@ static int add_view(struct los_snapshot* s, part_record_t* part, slurmctld_resv_
     }
   }
   list_iterator_destroy(jit);
+  if (rc == 0 && !resv) rc = add_future_reservations(p, part, now, local);
   los_partition_sort_queue(p);
   return rc;
 }
 
-/* Fills s from slurmctld's records; call with job, node, part READ locks. */
-static int take_snapshot(struct los_snapshot* s, time_t now) {
+/* Fills s from slurmctld's records; call with job, node, part READ locks.
+ * A partition whose name holds the view separator would read as a
+ * reservation view: it goes to fallback_only (its plain view; its
+ * reservations' jobs are not scheduled), which the fallback decides. A
+ * reservation view whose name is such a partition's is left out (its jobs
+ * wait; the error about that partition says to rename it). */
+static int take_snapshot(struct los_snapshot* s, struct los_snapshot* fallback_only, time_t now) {
   int rc = -1;
   int* local = xcalloc(node_record_count ? node_record_count : 1, sizeof(int));
   bitstr_t* reserved = reserved_nodes(now);
   ListIterator pit = list_iterator_create(part_list);
   part_record_t* part;
-  s->now = now;
+  s->now = fallback_only->now = now;
   while ((part = list_next(pit))) {
     if (!(part->state_up & PARTITION_SCHED) || !part->node_bitmap) continue;
+    if (strchr(part->name, LOS_RESV_SEP)) {
+      if (add_view(fallback_only, part, NULL, reserved, now, local)) goto done;
+      continue;
+    }
     if (add_view(s, part, NULL, reserved, now, local)) goto done;
     if (!reserved || !bit_overlap_any(reserved, part->node_bitmap)) continue;
     /* every active reservation with nodes in this partition: its own view */
     ListIterator rit = list_iterator_create(resv_list);
     slurmctld_resv_t* resv;
     int failed = 0;
-    while (!failed && (resv = list_next(rit)))
-      if (resv_active(resv, now) && bit_overlap_any(resv->node_bitmap, part->node_bitmap))
-        failed = add_view(s, part, resv, reserved, now, local);
+    while (!failed && (resv = list_next(rit))) {
+      if (!resv_active(resv, now) || !bit_overlap_any(resv->node_bitmap, part->node_bitmap)) continue;
+      char name[512];
+      snprintf(name, sizeof name, "%s%c%s", part->name, LOS_RESV_SEP, resv->name);
+      if (find_part_record(name)) continue; /* that name is a partition's (in fallback_only) */
+      failed = add_view(s, part, resv, reserved, now, local);
+    }
     list_iterator_destroy(rit);
     if (failed) goto done;
   }
@@ -401,8 +486,10 @@ static void start_job(void* ctx, const struct los_job_view* view, const struct l
     return;
   }
   bitstr_t* reserved = resv ? NULL : reserved_nodes(now);
-  /* a job asking for named nodes (--nodelist) gets them where Slurm finds them */
-  if (d->node_count && !job->details->req_node_bitmap) {
+  /* a job asking for named nodes (--nodelist) or node features
+   * (--constraint; the snapshot does not carry features) gets them where
+   * Slurm finds them */
+  if (d->node_count && !job->details->req_node_bitmap && !(job->details->features && job->details->features[0])) {
     chosen = bit_alloc(node_record_count);
     for (uint32_t n = 0; n < d->node_count; ++n) {
       node_record_t* node = find_node_record(d->nodes[n]);
@@ -567,10 +654,18 @@ static void apply_predictions(void* ctx, const struct los_predictions* starts, c
     part_record_t* part = NULL;
     slurmctld_resv_t* resv = NULL;
     uint32_t idle = 0;
-    node_record_t* node;
-    if (partition_view(lp->name, &part, &resv) == 0 && part->node_bitmap && (!resv || resv_active(resv, now)))
-      for (int i = 0; (node = next_node(&i)); ++i)
-        if (bit_test(part->node_bitmap, node->index) && node_free(node) && node_in_view(node, resv, reserved)) ++idle;
+    if (partition_view(lp->name, &part, &resv) == 0 && part->node_bitmap && (!resv || resv_active(resv, now))) {
+      /* the view's nodes free now, but not those a future reservation blocks */
+      char* blocked = xcalloc(lp->node_count ? lp->node_count : 1, 1);
+      for (uint32_t r = 0; r < lp->running_count; ++r)
+        if (is_reservation_block(lp->running[r].id))
+          for (uint32_t k = 0; k < lp->running[r].node_count; ++k) blocked[lp->running[r].nodes[k]] = 1;
+      for (uint32_t n = 0; n < lp->node_count; ++n) {
+        node_record_t* node = blocked[n] ? NULL : find_node_record(lp->nodes[n].name);
+        if (node && node_free(node) && node_in_view(node, resv, reserved)) ++idle;
+      }
+      xfree(blocked);
+    }
     int first = 1;
     for (uint32_t q = 0; q < lp->pending_count; ++q) {
       job_record_t* job = pending_record(lp->pending[q].id);
@@ -672,23 +767,37 @@ int los_slurmctld_cycle_due(struct los_cycle* cy, int64_t next_forced_ms) {
 void los_slurmctld_cycle(struct los_cycle* cy, const struct los_options* o) {
   slurmctld_lock_t read_locks = {READ_LOCK, READ_LOCK, READ_LOCK, READ_LOCK, READ_LOCK};
   struct los_snapshot snap;
+  struct los_snapshot fallback_only;
   char cluster[256];
   memset(&snap, 0, sizeof snap);
+  memset(&fallback_only, 0, sizeof fallback_only);
 
   const int64_t started_us = los_monotonic_us();
   lock_slurmctld(read_locks);
   los_cycle_saw(cy, update_stamps(), time(NULL));
   snprintf(cluster, sizeof cluster, "%s", slurm_conf.cluster_name ? slurm_conf.cluster_name : "");
-  int snap_rc = take_snapshot(&snap, time(NULL));
+  int snap_rc = take_snapshot(&snap, &fallback_only, time(NULL));
   unlock_slurmctld(read_locks);
   const int64_t snapshot_us = los_monotonic_us() - started_us;
   if (snap_rc) {
     error("sched/los: out of memory taking the snapshot; cycle skipped");
     los_snapshot_free(&snap);
+    los_snapshot_free(&fallback_only);
     return;
+  }
+  if (fallback_only.partition_count != cy->fallback_only_logged) {
+    /* once per change, not every cycle */
+    cy->fallback_only_logged = fallback_only.partition_count;
+    for (uint32_t i = 0; i < fallback_only.partition_count; ++i)
+      error(
+          "sched/los: partition %s: a name containing '%c' reads as a reservation view (partition%creservation); "
+          "it is not sent to losd and the '%s' fallback schedules it (jobs of its reservations are not started): "
+          "rename the partition",
+          fallback_only.partitions[i].name, LOS_RESV_SEP, LOS_RESV_SEP, los_fallback_name(los_cycle_local_fallback(o)));
   }
   const struct los_cycle_input in = {
       .snap = &snap,
+      .local = &fallback_only,
       .cluster = cluster,
       .slurm_version = SLURM_VERSION_STRING,
       .started_us = started_us,
@@ -696,4 +805,5 @@ void los_slurmctld_cycle(struct los_cycle* cy, const struct los_options* o) {
   };
   los_cycle_run(cy, o, &in, &slurmctld_ops);
   los_snapshot_free(&snap);
+  los_snapshot_free(&fallback_only);
 }

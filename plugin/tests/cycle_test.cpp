@@ -57,6 +57,8 @@ class FakeScheduler {
   std::vector<std::string> log;      // "E: ...", "I: ...", "D: ..."
   int locks = 0;
   bool touched_unlocked = false;  // a job was looked up or acted on outside lock/unlock
+  bool want_predictions = false;  // sets ops.predict
+  std::vector<std::string> predicted;  // "partition:job@start" per prediction handed over
 
   void add(std::uint32_t id, std::uint32_t min_nodes, std::uint8_t state = LOS_JOB_PENDING) {
     FakeJob& j = jobs[id];
@@ -102,6 +104,16 @@ class FakeScheduler {
     o.requeue = [](void* c, const los_job_view* view, los_outcome* out) {
       self(c)->act(view, "requeue", LOS_JOB_PENDING, "", out);
     };
+    if (want_predictions) {
+      o.predict = [](void* c, const los_predictions* starts, const los_snapshot* snap) {
+        auto* s = self(c);
+        s->check_locked();
+        for (std::uint32_t i = 0; i < starts->count; ++i)
+          s->predicted.push_back(std::string(starts->items[i].partition) + ":" + std::to_string(starts->items[i].job) +
+                                 "@" + std::to_string(starts->items[i].start) + " of " +
+                                 std::to_string(snap->partition_count));
+      };
+    }
     o.log = [](void* c, los_log_level level, const char* line) {
       const char* tag = level == LOS_LOG_ERROR ? "E: " : level == LOS_LOG_INFO ? "I: " : "D: ";
       self(c)->log.push_back(tag + std::string(line));
@@ -218,7 +230,7 @@ void stale_or_fresh_snapshot(Snap& snap, FakeScheduler* sched) {
 }
 
 void run(Cycle& cy, const los_options& o, Snap& snap, FakeScheduler& sched) {
-  const los_cycle_input in{&snap.s, "test", "22.05.8", los_monotonic_us(), 0};
+  const los_cycle_input in{&snap.s, "test", "22.05.8", los_monotonic_us(), 0, nullptr};
   const los_cycle_ops ops = sched.ops();
   los_cycle_run(&cy.c, &o, &in, &ops);
 }
@@ -268,6 +280,73 @@ TEST(PluginCycle, FallbackDecidesWhileLosdIsUnreachableAndNoJobStartsTwice) {
   EXPECT_EQ(sched.lines_with("seq=2 by=fifo pending=3 running=0 decisions=2 started=0 skipped=2").size(), 1u);
   EXPECT_EQ(cy.c.fallback_started, 2u);
   EXPECT_EQ(cy.c.seq, 2u);
+}
+
+// While the fallback decides, its reservation for the first blocked job is
+// handed to the scheduler as that job's predicted start (squeue --start):
+// job 1 runs on 3 of 4 nodes until t=100, job 2 (2 nodes) waits for it.
+TEST(PluginCycle, FallbackHandsItsReservedStartsToTheScheduler) {
+  const std::string path = temp_socket("cycle-predict");
+  unlink(path.c_str());
+  los_options o = options_for(path);
+  o.fallback = LOS_FALLBACK_EASY;
+  Cycle cy;
+  FakeScheduler sched;
+  sched.want_predictions = true;
+  Snap snap;
+  los_partition* p = add_partition(snap.s, "batch", 4);
+  add_running(p, 1, 0, 100, {0, 1, 2});
+  add_pending(p, 2, 2, 60, 20);
+  los_partition_sort_queue(p);
+  sched.add(1, 3, LOS_JOB_RUNNING);
+  sched.add(2, 2);
+  run(cy, o, snap, sched);
+  EXPECT_TRUE(sched.actions.empty());
+  EXPECT_EQ(sched.predicted, (std::vector<std::string>{"batch:2@100 of 1"}));
+  EXPECT_FALSE(sched.touched_unlocked);
+}
+
+// A partition losd cannot be sent (its name holds '@') is decided by the
+// fallback in every cycle, also while losd decides the others; losd never
+// hears of it (no report of its decisions).
+TEST(PluginCycle, FallbackOnlyPartitionsAreDecidedByTheFallbackWhileLosdDecides) {
+  const std::string path = temp_socket("cycle-local");
+  FakeLosd losd(path, {start(1, {"n1", "n2"})});
+  ASSERT_TRUE(losd.listening());
+  los_options o = options_for(path);
+  o.fallback = LOS_FALLBACK_EASY;
+  Cycle cy;
+  FakeScheduler sched;
+  sched.want_predictions = true;
+  Snap snap;
+  stale_or_fresh_snapshot(snap, &sched);
+  Snap local;
+  los_partition* q = add_partition(local.s, "a@b", 2);
+  add_running(q, 7, 0, 100, {0});
+  add_pending(q, 8, 1, 60, 10);
+  add_pending(q, 9, 2, 60, 5);
+  los_partition_sort_queue(q);
+  sched.add(7, 1, LOS_JOB_RUNNING);
+  sched.add(8, 1);
+  sched.add(9, 2);
+  sched.jobs[8].partition = sched.jobs[9].partition = "a@b";
+  const los_cycle_input in{&snap.s, "test", "22.05.8", los_monotonic_us(), 0, &local.s};
+  const los_cycle_ops ops = sched.ops();
+  los_cycle_run(&cy.c, &o, &in, &ops);
+  los_cycle_free(&cy.c);  // closes the connection: the fake losd ends
+  los_cycle_init(&cy.c);
+  losd.join();
+  EXPECT_EQ(sched.actions, (std::vector<std::string>{"start 1 on n1,n2", "start 8 on n2"}));
+  EXPECT_EQ(sched.lines_with("by=losd pending=5 running=1 decisions=2 started=2").size(), 1u);
+  EXPECT_TRUE(losd.reports.empty());
+  // job 9 waits for job 7 and job 8 (both end by t=100)
+  EXPECT_EQ(sched.predicted, (std::vector<std::string>{"a@b:9@100 of 1"}));
+  // under los_fallback=none too: nothing else would ever start their jobs
+  EXPECT_EQ(los_cycle_local_fallback(&o), LOS_FALLBACK_EASY);
+  o.fallback = LOS_FALLBACK_NONE;
+  EXPECT_EQ(los_cycle_local_fallback(&o), LOS_FALLBACK_EASY);
+  o.fallback = LOS_FALLBACK_FIFO;
+  EXPECT_EQ(los_cycle_local_fallback(&o), LOS_FALLBACK_FIFO);
 }
 
 TEST(PluginCycle, FallbackNoneLeavesTheQueueAlone) {

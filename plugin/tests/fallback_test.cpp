@@ -42,7 +42,7 @@ TEST(PluginCore, FallbackFifoAndEasyOnAHandComputedQueue) {
     add_pending(p, 13, 3, 50, 10);
     los_partition_sort_queue(p);
     Decs d;
-    ASSERT_EQ(los_fallback_decide(&snap.s, policy, &d.d), 0);
+    ASSERT_EQ(los_fallback_decide(&snap.s, policy, &d.d, nullptr), 0);
     EXPECT_EQ(d.d.seq, 1u);
     if (policy == LOS_FALLBACK_EASY) {
       EXPECT_EQ(starts(d.d), (std::vector<std::string>{"11:2", "12:2"}));
@@ -71,10 +71,10 @@ TEST(PluginCore, FallbackEasyReservesBehindJobsStartedInTheSameStep) {
   add_pending(p, 5, 4, 60, 10);
   los_partition_sort_queue(p);
   Decs easy;
-  ASSERT_EQ(los_fallback_decide(&snap.s, LOS_FALLBACK_EASY, &easy.d), 0);
+  ASSERT_EQ(los_fallback_decide(&snap.s, LOS_FALLBACK_EASY, &easy.d, nullptr), 0);
   EXPECT_EQ(starts(easy.d), (std::vector<std::string>{"1:8", "3:5"}));
   Decs fifo;
-  ASSERT_EQ(los_fallback_decide(&snap.s, LOS_FALLBACK_FIFO, &fifo.d), 0);
+  ASSERT_EQ(los_fallback_decide(&snap.s, LOS_FALLBACK_FIFO, &fifo.d, nullptr), 0);
   EXPECT_EQ(starts(fifo.d), (std::vector<std::string>{"1:8"}));
 }
 
@@ -91,12 +91,45 @@ TEST(PluginCore, FallbackUsesOnlyIdleUsableNodes) {
   add_pending(p, 4, 1, 10, 6);
   los_partition_sort_queue(p);
   Decs d;
-  ASSERT_EQ(los_fallback_decide(&snap.s, LOS_FALLBACK_FIFO, &d.d), 0);
+  ASSERT_EQ(los_fallback_decide(&snap.s, LOS_FALLBACK_FIFO, &d.d, nullptr), 0);
   EXPECT_EQ(starts(d.d), (std::vector<std::string>{"2:2", "3:2"}));
   std::vector<std::string> used;
   for (std::uint32_t i = 0; i < d.d.count; ++i)
     for (std::uint32_t n = 0; n < d.d.items[i].node_count; ++n) used.emplace_back(d.d.items[i].nodes[n]);
   EXPECT_EQ(used, (std::vector<std::string>{"n2", "n4", "n5", "n6"}));
+}
+
+// While the fallback decides, the first blocked job of each partition gets
+// its reserved start (what squeue --start shows): on the queue above, A (5
+// nodes) at t=100, when job 1's 4 nodes come back; under fifo too (nothing
+// starts before it); none starts nothing and predicts nothing. A job that
+// can never fit (more nodes than usable) is not the head.
+TEST(PluginCore, FallbackPredictsTheFirstBlockedJobsReservedStart) {
+  for (int policy : {LOS_FALLBACK_FIFO, LOS_FALLBACK_EASY, LOS_FALLBACK_NONE}) {
+    Snap snap;
+    los_partition* p = add_partition(snap.s, "batch", 8);
+    add_running(p, 1, -10, 110, {0, 1, 2, 3});
+    add_pending(p, 9, 9, 50, 50);  // 9 of 8 nodes: never
+    add_pending(p, 10, 5, 50, 40);
+    add_pending(p, 11, 2, 200, 30);
+    los_partition* q = add_partition(snap.s, "idle", 2);
+    add_pending(q, 20, 1, 50, 40);
+    los_partition_sort_queue(p);
+    Decs d;
+    los_predictions starts{0, nullptr};
+    ASSERT_EQ(los_fallback_decide(&snap.s, policy, &d.d, &starts), 0);
+    if (policy == LOS_FALLBACK_NONE) {
+      EXPECT_EQ(starts.count, 0u);
+    } else {
+      ASSERT_EQ(starts.count, 1u) << los_fallback_name(policy);
+      EXPECT_STREQ(starts.items[0].partition, "batch");
+      EXPECT_EQ(starts.items[0].job, 10u);
+      EXPECT_EQ(starts.items[0].start, 100);
+      EXPECT_EQ(starts.items[0].size, 5u);
+      EXPECT_EQ(starts.items[0].reserved, 1);
+    }
+    los_predictions_free(&starts);
+  }
 }
 
 }  // namespace

@@ -442,6 +442,48 @@ TEST(LosdQueries, StatusPlanAndPredictedStartsFromTheRunningPolicy) {
   }
 }
 
+// A partition (or reservation view "batch@R1") the plugin no longer sends is
+// dropped: STATUS, PLAN and STARTS forget it, and one log line says so.
+TEST(LosdQueries, PartitionsThatLeaveTheSnapshotAreDropped) {
+  test::LosdProcess losd(kLosd, "default_policy: easy\n");
+  Client plugin(losd.plugin_socket());
+  plugin.hello("plugin");
+  protocol::SnapshotMessage m = busy_snapshot(1, 10000);
+  m.partitions[1].partition = "batch@R1";
+  plugin.request(protocol::encode(m));
+  Client q(losd.query_socket());
+  q.hello("losctl");
+  auto names = [&] {
+    std::vector<std::string> out;
+    for (const auto& p : protocol::decode_status(q.request(protocol::encode_query_status()).payload).partitions)
+      out.push_back(p.name);
+    return out;
+  };
+  EXPECT_EQ(names(), (std::vector<std::string>{"batch", "batch@R1"}));
+  m.seq = 2;
+  m.now = 10010;
+  m.partitions.pop_back();  // R1 ended
+  plugin.request(protocol::encode(m));
+  EXPECT_EQ(names(), (std::vector<std::string>{"batch"}));
+  EXPECT_TRUE(losd.wait_for_log("partition dropped")) << losd.log();
+  EXPECT_NE(losd.log().find("batch@R1"), std::string::npos);
+  for (const auto& s : protocol::decode_starts(q.request(protocol::encode_query_starts("")).payload))
+    EXPECT_EQ(s.partition, "batch");
+  try {
+    q.request(protocol::encode_query_plan("batch@R1"));
+    FAIL() << "the dropped view still has a plan";
+  } catch (const protocol::RemoteError& e) {
+    EXPECT_EQ(e.code(), LOS_ERR_NOT_FOUND);
+  }
+  // back in a later snapshot: a fresh scheduler
+  m.seq = 3;
+  m.now = 10020;
+  m.partitions.push_back(busy_snapshot(3, 10020).partitions[1]);
+  m.partitions[1].partition = "batch@R1";
+  plugin.request(protocol::encode(m));
+  EXPECT_EQ(names(), (std::vector<std::string>{"batch", "batch@R1"}));
+}
+
 TEST(LosdQueries, TheQuerySocketCannotChangeAnything) {
   test::LosdProcess losd(kLosd, "default_policy: easy\n");
   Client plugin(losd.plugin_socket());
