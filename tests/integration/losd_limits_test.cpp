@@ -432,16 +432,21 @@ TEST(LosdLimits, AStalledHttpClientDoesNotHoldMetrics) {
   ASSERT_EQ(::send(stalled, half.data(), half.size(), 0), static_cast<ssize_t>(half.size()));
   std::this_thread::sleep_for(milliseconds(100));
 
-  const auto t0 = steady_clock::now();
   const int fd = test::connect_tcp(port);
   ASSERT_GE(fd, 0);
   const std::string get = "GET /metrics HTTP/1.0\r\nHost: localhost\r\n\r\n";
   ::send(fd, get.data(), get.size(), 0);
   std::string answer;
-  EXPECT_TRUE(read_to_eof(fd, answer, seconds(1)));
+  EXPECT_TRUE(read_to_eof(fd, answer, seconds(5)));
   ::close(fd);
-  EXPECT_LT(steady_clock::now() - t0, seconds(1));
   EXPECT_NE(answer.find("los_plugin_connections 0"), std::string::npos) << answer;
+  // Answered while the stalled request is still held open (a single-threaded
+  // exposer would answer only after dropping it): an order, not a duration,
+  // so a loaded machine cannot fail it.
+  char byte;
+  errno = 0;
+  EXPECT_EQ(::recv(stalled, &byte, 1, MSG_DONTWAIT | MSG_PEEK), -1);
+  EXPECT_TRUE(errno == EAGAIN || errno == EWOULDBLOCK) << "the stalled request was dropped before the answer";
 
   // The stalled request is dropped after metrics' request timeout (2 s), not 30 s.
   std::string ignored;
