@@ -41,6 +41,7 @@ done
 
 started=$SECONDS
 debs="$(mktemp -d /tmp/los-debs.XXXXXX)"
+trap 'rm -rf "$debs"' EXIT
 chmod 755 "$debs"
 "$src/packaging/build-debs.sh" "$LOS_BUILD_DIR" "$debs" >"$debs/build-debs.out" 2>"$debs/build-debs.err" \
   || fail "build-debs.sh failed: $(tail -5 "$debs/build-debs.err")"
@@ -56,9 +57,14 @@ grep -E '^[WE]: ' "$debs/lintian.out" >&2
 log "lintian: no errors, $(grep -c '^W: ' "$debs/lintian.out") warnings, in $((SECONDS - t)) s"
 
 # A cluster as a site has it before LOS: sched/backfill, a SchedulerParameters
-# of its own, Debian's plugin directory only.
+# of its own, Debian's plugin directory only, and (from the first restart on)
+# slurmctld running as Debian's SlurmUser, slurm, which losd must let in.
 CLUSTER_SCHEDULER=sched/backfill CLUSTER_PARTITION_STATE=UP cluster_up 2 "bf_continue,sched_interval=30"
-sed -i "s|^PluginDir=.*|PluginDir=$LOS_SLURM_PLUGIN_DIR|" "$SLURM_CONF"
+sed -i -e "s|^PluginDir=.*|PluginDir=$LOS_SLURM_PLUGIN_DIR|" -e "s|^SlurmUser=.*|SlurmUser=slurm|" "$SLURM_CONF"
+getent passwd slurm >/dev/null || skip "no user slurm (Debian's Slurm packages create it)"
+# slurmd takes RPCs from root and the SlurmUser it read: SIGHUP makes the
+# nodes re-read slurm.conf now (root's slurmctld still reaches them).
+for f in "$CLUSTER_DIR"/pids/slurmd-*; do kill -HUP "$(cat "$f")"; done
 
 # ---- what the substitutions stand for -------------------------------------
 UNIT=/lib/systemd/system/losd.service
@@ -106,6 +112,11 @@ slurmctld_restart() {
   local deadline=$((SECONDS + 30))
   while kill -0 "$pid" 2>/dev/null && [ $SECONDS -lt $deadline ]; do sleep 0.2; done
   kill -0 "$pid" 2>/dev/null && fail "slurmctld did not stop within 30 s"
+  # Its files belong to the SlurmUser, as Debian's postinst makes them.
+  local owner
+  owner="$(sed -n 's/^SlurmUser=//p' "$SLURM_CONF")"
+  touch "$CLUSTER_DIR"/{slurmctld.log,slurmctld.pid,jobcomp.txt}
+  chown -R "$owner" "$CLUSTER_DIR"/{state,slurmctld.log,slurmctld.pid,jobcomp.txt}
   slurmctld -D -f "$SLURM_CONF" >>"$CLUSTER_DIR/slurmctld.out.log" 2>&1 &
   CLUSTER_PIDS+=($!)
   echo $! >"$CLUSTER_DIR/pids/slurmctld"
@@ -182,7 +193,8 @@ ctld="$(cat "$CLUSTER_DIR/pids/slurmctld")"
 grep -q " $LOS_SLURM_PLUGIN_DIR/sched_los.so$" "/proc/$ctld/maps" \
   || fail "slurmctld did not map $LOS_SLURM_PLUGIN_DIR/sched_los.so"
 ! grep -q "$LOS_BUILD_DIR" "/proc/$ctld/maps" || fail "slurmctld mapped a file of the build tree"
-log "slurmctld (pid $ctld) loaded $LOS_SLURM_PLUGIN_DIR/sched_los.so"
+[ "$(ps -o user= -p "$ctld")" = slurm ] || fail "slurmctld runs as $(ps -o user= -p "$ctld"), not SlurmUser slurm"
+log "slurmctld (pid $ctld, user slurm) loaded $LOS_SLURM_PLUGIN_DIR/sched_los.so"
 
 run_guide check
 job="$(grep -oE 'Submitted batch job [0-9]+' "$debs/guide-check.out" | awk '{print $4}')"
@@ -197,6 +209,9 @@ status="$(losctl status 2>&1)" || fail "losctl status failed: $status"
 grep -q "plugin: connected" <<<"$status" || fail "losctl status shows no connected plugin: $status"
 wait_all_done 60
 [ "$(jobcomp JobState "$job")" = COMPLETED ] || fail "job $job ended $(jobcomp JobState "$job")"
+grep -q "socket=plugin peer=\"pid $ctld uid $(id -u slurm)\"" "$CLUSTER_DIR/losd.log" \
+  || fail "losd logged no plugin connection from slurmctld as slurm: $(grep -i plugin "$CLUSTER_DIR/losd.log" | tail -3)"
+! grep -q "connection refused" "$CLUSTER_DIR/losd.log" || fail "losd refused a connection: $(grep "connection refused" "$CLUSTER_DIR/losd.log")"
 log "job $job started by losd's decision and completed"
 
 run_guide rollback
