@@ -179,6 +179,15 @@ LOSD_UNIT_PID="$(losd_unit_pid)"
 cat "$debs/guide-install.out" >&2
 log "installed losd runs as $user:$group: $(ps -o args= -p "$LOSD_UNIT_PID")"
 
+# /etc/los/losd.yaml is a conffile: a reinstall (the upgrade path of the
+# maintainer scripts) keeps the admin's edit, the user and the running losd.
+echo "# edited by the admin" >>/etc/los/losd.yaml
+uid_before="$(id -u losd)"
+dpkg -i "$debs"/losd_*.deb >"$debs/reinstall.out" 2>&1 || fail "reinstalling losd failed: $(tail -5 "$debs/reinstall.out")"
+grep -q "^# edited by the admin" /etc/los/losd.yaml || fail "reinstalling losd replaced the admin's /etc/los/losd.yaml"
+[ "$(id -u losd)" = "$uid_before" ] || fail "reinstalling losd changed the user losd"
+kill -0 "$LOSD_UNIT_PID" 2>/dev/null || fail "reinstalling losd stopped it"
+
 run_guide login-node
 [ -x /usr/bin/sa-submit ] || fail "the sa-submit package installed no /usr/bin/sa-submit"
 installed="$(dpkg -L "${packages[@]}" 2>/dev/null | sort -u)"
