@@ -164,10 +164,16 @@ packages_cleanup() {
   done
   rm -rf "$debs"
 }
-trap 'rc=$?; packages_cleanup; (exit $rc); cluster_teardown' EXIT
+# cluster_teardown reads the exit status from $?.
+packages_exit() {
+  local rc=$1
+  packages_cleanup
+  (exit "$rc")
+  cluster_teardown
+}
+trap 'packages_exit $?' EXIT
 
 run_guide install
-installed="$(dpkg -L "${packages[@]}" 2>/dev/null | sort -u)"
 user="$(unit_value User)" group="$(unit_value Group)"
 [ "$user" = losd ] && [ "$group" = losd ] || fail "the unit runs as $user:$group, want losd:losd"
 LOSD_UNIT_PID="$(losd_unit_pid)"
@@ -177,6 +183,11 @@ LOSD_UNIT_PID="$(losd_unit_pid)"
 [ "$(ps -o args= -p "$LOSD_UNIT_PID")" = "$(unit_value ExecStart)" ] \
   || fail "losd runs as '$(ps -o args= -p "$LOSD_UNIT_PID")', not the unit's ExecStart"
 cat "$debs/guide-install.out" >&2
+# Installed, registered with deb-systemd-helper, enabled by nobody but the
+# guide's stand-in for systemctl (which does not touch /etc/systemd/system).
+[ -e /var/lib/systemd/deb-systemd-helper-enabled/losd.service.dsh-also ] \
+  || fail "the postinst did not register losd.service with deb-systemd-helper"
+[ -z "$(find /etc/systemd/system -name 'losd*' 2>/dev/null)" ] || fail "the package enabled losd.service by itself"
 log "installed losd runs as $user:$group: $(ps -o args= -p "$LOSD_UNIT_PID")"
 
 # /etc/los/losd.yaml is a conffile: a reinstall (the upgrade path of the
@@ -190,6 +201,7 @@ kill -0 "$LOSD_UNIT_PID" 2>/dev/null || fail "reinstalling losd stopped it"
 
 run_guide login-node
 [ -x /usr/bin/sa-submit ] || fail "the sa-submit package installed no /usr/bin/sa-submit"
+# Every path of the three packages, to be gone after the purge.
 installed="$(dpkg -L "${packages[@]}" 2>/dev/null | sort -u)"
 
 run_guide slurm-conf
@@ -210,8 +222,7 @@ job="$(grep -oE 'Submitted batch job [0-9]+' "$debs/guide-check.out" | awk '{pri
 [ -n "$job" ] || fail "the guide's sbatch printed no job id: $(cat "$debs/guide-check.out")"
 grep -q "sched/los" "$debs/guide-check.out" || fail "scontrol show config does not show sched/los"
 wait_log "sched/los: started JobId=$job " "$from" 60 >/dev/null
-grep -E "by=losd .*started=[1-9]" "$CLUSTER_DIR/slurmctld.log" | tail -n +1 | grep -q . \
-  || fail "no cycle decided by losd started a job"
+grep -qE "by=losd .*started=[1-9]" "$CLUSTER_DIR/slurmctld.log" || fail "no cycle decided by losd started a job"
 ! tail -n +"$from" "$CLUSTER_DIR/slurmctld.log" | grep "started=[1-9]" | grep -vq "by=losd" \
   || fail "a job was started by the fallback, not losd"
 status="$(losctl status 2>&1)" || fail "losctl status failed: $status"
@@ -246,6 +257,7 @@ done <<<"$installed"
 [ ! -e /run/los ] || fail "/run/los is left"
 ! getent passwd losd >/dev/null || fail "the user losd is left after the purge"
 ! getent group losd >/dev/null || fail "the group losd is left after the purge"
-! ls /var/lib/systemd/deb-systemd-helper-enabled/ 2>/dev/null | grep -q losd || fail "deb-systemd-helper state of losd is left"
+[ -z "$(find /var/lib/systemd/deb-systemd-helper-enabled /var/lib/systemd/deb-systemd-helper-masked \
+  /etc/systemd/system -name 'losd*' 2>/dev/null)" ] || fail "unit state of losd is left (deb-systemd-helper, /etc/systemd/system)"
 log "purged: no file, /etc/los, user, group or unit state left"
 echo "PASS: packages build lintian-clean, install, load in slurmctld, run losd as its user, follow the admin guide, purge clean ($((SECONDS - started)) s)"
