@@ -137,6 +137,7 @@ for script in postinst prerm postrm; do
 done
 echo /etc/los/losd.yaml >"$work/losd/DEBIAN/conffiles"
 
+# The three packages are built side by side (dpkg-shlibdeps takes most of the time).
 control losd "$los_version-1" admin "adduser" \
   "LOS scheduling daemon for Slurm (losd, losctl)" \
   "losd decides which jobs the sched/los Slurm plugin starts, with the
@@ -147,7 +148,8 @@ shows its status, plans and predicted starts and switches policies.
 The package installs the systemd unit losd.service and creates the system
 user losd; it enables and starts nothing. See
 /usr/share/doc/losd/examples/ and the LOS admin guide (docs/admin.md)." \
-  "Recommends: slurm-sched-los, slurmctld"
+  "Recommends: slurm-sched-los, slurmctld" >"$work/deb-losd" &
+pids=($!)
 control slurm-sched-los "$los_version+slurm${slurm_version%%-*}-1" admin "slurmctld (= $slurm_version)" \
   "Slurm scheduler plugin sched/los (hands decisions to losd)" \
   "sched_los.so, loaded by slurmctld with SchedulerType=sched/los, sends
@@ -157,11 +159,17 @@ down it schedules by itself (EASY backfilling by default).
 Slurm loads a plugin only into the exact version it was built for, so this
 package depends on exactly slurmctld $slurm_version: upgrade Slurm
 together with a plugin rebuilt for the new version (docs/admin.md)." \
-  "Recommends: losd"
+  "Recommends: losd" >"$work/deb-slurm-sched-los" &
+pids+=($!)
 control sa-submit "$los_version-1" utils "" \
   "moldable job submission for Slurm clusters scheduled by LOS" \
   "sa-submit submits a job that can run in several shapes (nodes x time)
 with the shape that finishes first, reading the partition's availability
 from losd's query socket, and hands it to sbatch. For login nodes: it
 reaches losd through a path to the query socket (docs/admin.md)." \
-  "Recommends: slurm-client"
+  "Recommends: slurm-client" >"$work/deb-sa-submit" &
+pids+=($!)
+for pid in "${pids[@]}"; do
+  wait "$pid" || die "building a package failed (see above)"
+done
+cat "$work"/deb-{losd,slurm-sched-los,sa-submit}

@@ -2,7 +2,8 @@
 # The Debian packages and the admin guide, on this machine and a real local
 # Slurm cluster:
 #   1. packaging/build-debs.sh builds losd, slurm-sched-los and sa-submit from
-#      the build tree; lintian reports no error (warnings are printed);
+#      the build tree; lintian reports no error (warnings are printed; it
+#      runs beside the rest and its verdict is checked last);
 #   2. the blocks of docs/admin.md marked `admin-test:NAME` run literally, in
 #      order, with only the substitutions the guide states (the test cluster's
 #      slurm.conf and log for /etc/slurm/slurm.conf and
@@ -49,12 +50,10 @@ chmod 755 "$debs"
 log "build-debs.sh: $(basename -a "$debs"/*.deb | tr '\n' ' ')in $((SECONDS - started)) s"
 dpkg-deb -f "$debs"/slurm-sched-los_*.deb Depends | grep -q "slurmctld (= $(dpkg-query -W -f='${Version}' slurmctld))" \
   || fail "slurm-sched-los does not depend on exactly the installed slurmctld: $(dpkg-deb -f "$debs"/slurm-sched-los_*.deb Depends)"
-t=$SECONDS
-lintian --fail-on error "$debs"/*.deb >"$debs/lintian.out" 2>&1
-lintian_rc=$?
-grep -E '^[WE]: ' "$debs/lintian.out" >&2
-[ $lintian_rc -eq 0 ] && ! grep -q '^E: ' "$debs/lintian.out" || fail "lintian reports errors (exit $lintian_rc)"
-log "lintian: no errors, $(grep -c '^W: ' "$debs/lintian.out") warnings, in $((SECONDS - t)) s"
+# lintian checks the packages while the cluster part runs (it reads only the
+# .deb files); its verdict is awaited at the end.
+lintian --fail-on error "$debs"/*.deb >"$debs/lintian.out" 2>&1 &
+lintian_pid=$!
 
 # A cluster as a site has it before LOS: sched/backfill, a SchedulerParameters
 # of its own, Debian's plugin directory only, and (from the first restart on)
@@ -157,6 +156,7 @@ run_guide() {
 
 # Whatever happens, nothing of the packages stays: stop losd, purge.
 packages_cleanup() {
+  kill "$lintian_pid" 2>/dev/null
   losd_unit_stop
   local p
   for p in "${packages[@]}"; do
@@ -260,4 +260,10 @@ done <<<"$installed"
 [ -z "$(find /var/lib/systemd/deb-systemd-helper-enabled /var/lib/systemd/deb-systemd-helper-masked \
   /etc/systemd/system -name 'losd*' 2>/dev/null)" ] || fail "unit state of losd is left (deb-systemd-helper, /etc/systemd/system)"
 log "purged: no file, /etc/los, user, group or unit state left"
+
+wait "$lintian_pid"
+lintian_rc=$?
+grep -E '^[WE]: ' "$debs/lintian.out" >&2
+[ $lintian_rc -eq 0 ] && ! grep -q '^E: ' "$debs/lintian.out" || fail "lintian reports errors (exit $lintian_rc)"
+log "lintian: no errors, $(grep -c '^W: ' "$debs/lintian.out") warnings"
 echo "PASS: packages build lintian-clean, install, load in slurmctld, run losd as its user, follow the admin guide, purge clean ($((SECONDS - started)) s)"
