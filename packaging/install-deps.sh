@@ -26,6 +26,8 @@ packages=(
   slurm-wlm slurmctld slurmd slurm-client libslurm-dev dpkg-dev
   # the live-cluster harness and demo: ss (free ports), curl (losd metrics)
   iproute2 curl
+  # packaging/build-debs.sh and its test: lintian checks the .deb files
+  lintian
 )
 
 missing=()

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Prepares what the sched/los plugin is compiled against: slurmctld's internal
 # headers, which no -dev package ships. On a Debian 12 machine, as root:
-#   1. installs Slurm (slurm-wlm slurmctld slurmd slurm-client libslurm-dev)
-#      and dpkg-dev, without leaving any Slurm service running;
+#   1. installs whichever of Slurm (slurm-wlm slurmctld slurmd slurm-client
+#      libslurm-dev) and dpkg-dev is missing; services of packages it installs
+#      are kept from starting during that install (policy-rc.d); installed
+#      packages and their services are left alone;
 #   2. adds a deb-src line for bookworm main when apt has none;
 #   3. fetches `apt-get source slurm-wlm` of the exact installed version into
 #      the cache directory and runs its ./configure once for config.h.
@@ -29,7 +31,8 @@ export DEBIAN_FRONTEND=noninteractive
 if [ ${#missing[@]} -gt 0 ]; then
   say "installing ${missing[*]}"
   # Installing slurmctld/slurmd would start their services; policy-rc.d
-  # (exit 101) forbids that for the duration of the install only.
+  # (exit 101) forbids that for the duration of this install only. An
+  # existing policy-rc.d (the site's) is used as it is and not touched.
   policy=/usr/sbin/policy-rc.d
   had_policy=0
   [ -e "$policy" ] && had_policy=1
@@ -43,11 +46,10 @@ if [ ${#missing[@]} -gt 0 ]; then
   if [ $had_policy -eq 0 ]; then rm -f "$policy"; trap - EXIT; fi
 fi
 
-# Belt and braces: no Slurm daemon from the system install keeps running (the
-# tests start their own, with their own configuration).
-if command -v systemctl >/dev/null 2>&1 && [ -d /run/systemd/system ]; then
-  systemctl disable --now slurmctld slurmd >/dev/null 2>&1 || true
-fi
+# Nothing here stops, disables or reconfigures an installed service: on a
+# running cluster the site's slurmctld and slurmd keep running as they were.
+# (The live-cluster tests start their own daemons on free ports with their own
+# slurm.conf; Debian's units do not start without /etc/slurm/slurm.conf.)
 
 version="$(dpkg-query -W -f='${Version}' slurm-wlm)"
 upstream="${version%%-*}"
