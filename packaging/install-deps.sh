@@ -26,6 +26,7 @@ packages=(
   slurm-wlm slurmctld slurmd slurm-client libslurm-dev dpkg-dev
   # the live-cluster harness and demo: ss (free ports), curl (losd metrics)
   iproute2 curl
+  libcli11-dev man-db  # the tools' argument parser; man -l renders the man pages in their test
 )
 
 missing=()

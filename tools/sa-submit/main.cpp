@@ -1,5 +1,6 @@
 // sa-submit: submit a moldable job with the request shape that finishes
 // first (SA), reading the partition's availability list from losd.
+#include <fcntl.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -218,13 +219,15 @@ struct Captured {
   std::string output;
 };
 
-Captured run_capturing(const std::vector<std::string>& args) {
+// `quiet`: its stderr goes to /dev/null.
+Captured run_capturing(const std::vector<std::string>& args, bool quiet = false) {
   int pipe_fds[2];
   if (pipe(pipe_fds) != 0) return {};
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], STDOUT_FILENO);
   posix_spawn_file_actions_addclose(&actions, pipe_fds[0]);
+  if (quiet) posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
   std::vector<std::string> copy = args;
   std::vector<char*> argv;
   for (std::string& a : copy) argv.push_back(a.data());
@@ -255,7 +258,7 @@ Captured run_capturing(const std::vector<std::string>& args) {
 // Slurm's default partition (Default=YES), or "" when Slurm cannot be asked
 // or has none.
 std::string slurm_default_partition() {
-  const Captured c = run_capturing({"scontrol", "--oneliner", "show", "partition"});
+  const Captured c = run_capturing({"scontrol", "--oneliner", "show", "partition"}, true);
   if (c.status != 0) return "";
   std::size_t at = 0;
   while (at < c.output.size()) {
