@@ -50,7 +50,7 @@ std::string extras_message(const std::string& what) {
   const std::size_t colon = what.find(": ");
   std::string first = colon == std::string::npos ? what : what.substr(colon + 2);
   first = first.substr(0, first.find(' '));
-  if (!first.empty() && first[0] == '-') return "unknown option '" + first + "'";
+  if (!first.empty() && first[0] == '-') return "unknown option '" + first.substr(0, first.find('=')) + "'";
   return "unexpected argument '" + first + "'";
 }
 
@@ -85,17 +85,20 @@ bool CommandLine::parse(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     std::cout << e.what() << "\n";
     return false;
-  } catch (const CLI::ExtrasError& e) {
-    throw UsageError(usage_hint(extras_message(e.what())));
-  } catch (const CLI::RequiredError& e) {
+  } catch (const CLI::ParseError& e) {
+    // CLI11 checks required options and commands before it complains about
+    // arguments left over; an unknown option is the first thing to say.
+    const std::vector<std::string> rest = app_.remaining();
+    const std::string first = rest.empty() ? "" : rest.front();
+    if (first.size() > 1 && first[0] == '-' && first != "--") {
+      throw UsageError(usage_hint("unknown option '" + first.substr(0, first.find('=')) + "'"));
+    }
     std::string what = e.what();
+    if (dynamic_cast<const CLI::ExtrasError*>(&e)) what = extras_message(what);
     if (what.rfind("A subcommand is required", 0) == 0) {
-      const std::vector<std::string> rest = app_.remaining();
-      what = rest.empty() ? "no command given" : "unknown command '" + rest.front() + "'";
+      what = first.empty() ? "no command given" : "unknown command '" + first + "'";
     }
     throw UsageError(usage_hint(what));
-  } catch (const CLI::ParseError& e) {
-    throw UsageError(usage_hint(e.what()));
   }
 }
 

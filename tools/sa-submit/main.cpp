@@ -75,7 +75,8 @@ OPTIONS
                 The sbatch to run (default: sbatch, from PATH).
     --sbatch-option ARG
                 One more argument for sbatch, before the script, e.g.
-                --sbatch-option=--exclusive=user (repeatable).
+                --sbatch-option=--exclusive=user (repeatable; an ARG that
+                starts with '-' needs the '=' form).
     --if-unavailable fail|first
                 When losd cannot be reached or the partition's policy keeps
                 no availability profile: fail (default; exit 3) or submit the
