@@ -148,7 +148,9 @@ def section(page, name, lines, page_name):
         base, deeper = group
         text = base.strip()
         gap = GAP.search(text)
-        starts_term = text.startswith("-") or (" " not in text and deeper) or gap
+        # A definition: "TERM  TEXT", or a term (an option, or one word) with
+        # its text indented below it.
+        starts_term = gap or (deeper and (text.startswith("-") or " " not in text))
         if starts_term and indent(base) == BASE:
             if gap:
                 head, desc = text[: gap.start(1)], text[gap.end(1):]

@@ -97,15 +97,15 @@ OPTIONS
     [days-]hours:minutes:seconds), and the one chosen.
 
 SBATCH OPTIONS
-    These sbatch options are passed to sbatch as given (see sbatch(1)):
-    -J, --job-name, -o, --output, -e, --error, -i, --input, -A, --account,
-    -q, --qos, --mail-type, --mail-user, -D, --chdir, --export,
-    --reservation, -d, --dependency, -C, --constraint, --comment, --begin,
-    --deadline, -L, --licenses, --gres, --wckey, --signal, --open-mode,
-    -x, --exclude, -a, --array, -c, --cpus-per-task, --ntasks,
-    --ntasks-per-node, --mem, --exclusive, --parsable, -H, --hold,
-    --requeue, --no-requeue. Any other goes through --sbatch-option.
-    -N/--nodes and -t/--time are refused: the shapes set them.
+    These sbatch options go to sbatch as given (see sbatch(1)), each one
+    as --NAME=VALUE: job-name (-J), output (-o), error (-e), input (-i),
+    account (-A), qos (-q), mail-type, mail-user, chdir (-D), export,
+    reservation, dependency (-d), constraint (-C), comment, begin, deadline,
+    licenses (-L), gres, wckey, signal, open-mode, exclude (-x), array (-a),
+    cpus-per-task (-c), ntasks, ntasks-per-node, mem; and the flags
+    exclusive, parsable, hold (-H), requeue and no-requeue. Any other sbatch
+    option goes through --sbatch-option. sbatch's --nodes (-N) and --time
+    (-t) are refused: the shapes set them.
 
 EXIT STATUS
     sbatch's exit status when it runs; 0 after --dry-run; 1 losd refused the
