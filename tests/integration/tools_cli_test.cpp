@@ -180,6 +180,14 @@ TEST_F(ToolsCli, SaSubmitChoiceAsJsonWithScriptPartitionAndQuotedCommand) {
   EXPECT_NE(r.output.find("would run: /bin/false --partition batch --nodes 4 --time 1-0 " + script), std::string::npos)
       << r.output;
 
+  // No shape fits the 16 nodes: exit 1, and the document says so.
+  r = test::run_command("(" + sa + "--json -p batch -s 32x1 " + script + " 2>/dev/null)");
+  EXPECT_EQ(r.status, 1);
+  const nlohmann::json none = nlohmann::json::parse(r.output);
+  EXPECT_TRUE(none["chosen"].is_null());
+  EXPECT_TRUE(none["shapes"][0]["start"].is_null());
+  EXPECT_EQ(none["partition_from"], "-p");
+
   // sbatch's -N/-t are the shapes' business.
   r = test::run_command(sa + "-t 10 -s 4x2 " + script);
   EXPECT_EQ(r.status, 2);

@@ -473,6 +473,12 @@ int run(const Options& o) {
   }
   if (!choice) {
     std::cerr << "sa-submit: no shape ever fits partition " << a.partition << " (too many nodes)\n";
+    if (o.json) {
+      doc["chosen"] = nullptr;
+      doc["submitted"] = false;
+      doc["job_id"] = nullptr;
+      std::cout << doc.dump(2) << "\n";
+    }
     return 1;
   }
   doc["chosen"] = choice->index;
