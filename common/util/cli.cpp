@@ -95,6 +95,10 @@ bool CommandLine::parse(int argc, char** argv) {
     }
     std::string what = e.what();
     if (dynamic_cast<const CLI::ExtrasError*>(&e)) what = extras_message(what);
+    // CLI11 says "--partition: 1 required TEXT missing".
+    if (const std::size_t at = what.find(": 1 required "); at != std::string::npos && what.ends_with(" missing")) {
+      what = what.substr(0, at) + ": needs a value";
+    }
     if (what.rfind("A subcommand is required", 0) == 0) {
       what = first.empty() ? "no command given" : "unknown command '" + first + "'";
     }
