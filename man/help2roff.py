@@ -67,7 +67,6 @@ def is_tabular(line):
 class Page:
     def __init__(self):
         self.out = []
-        self.state = "para"  # "para": the last thing written was running text or nothing
 
     def emit(self, *lines):
         self.out.extend(lines)
