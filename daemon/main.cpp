@@ -1,12 +1,13 @@
 // losd: the LOS scheduling daemon. See docs/losd.md.
 #include <csignal>
-#include <cstring>
 #include <iostream>
 #include <string>
 
 #include "config.hpp"
 #include "log.hpp"
 #include "server.hpp"
+#include "util/cli.hpp"
+#include "util/parse.hpp"
 
 namespace {
 
@@ -35,6 +36,12 @@ OPTIONS
 EXIT STATUS
     0 success; 1 bad configuration (the message names file, line and key);
     2 bad usage; 3 cannot serve (socket or metrics address unavailable).
+
+FILES
+    /etc/los/losd.yaml   The configuration (docs/losd.md lists every key).
+
+SEE ALSO
+    losctl(1), sa-submit(1), los-sim(1), slurm.conf(5)
 )";
 
 }  // namespace
@@ -42,28 +49,14 @@ EXIT STATUS
 int main(int argc, char** argv) {
   std::string config_path = los::daemon::kDefaultConfigPath;
   bool check = false;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if (arg == "--config") {
-      if (i + 1 >= argc) {
-        std::cerr << "losd: --config needs a FILE\n";
-        return 2;
-      }
-      config_path = argv[++i];
-    } else if (arg.rfind("--config=", 0) == 0) {
-      config_path = arg.substr(9);
-    } else if (arg == "--check-config") {
-      check = true;
-    } else if (arg == "--version") {
-      std::cout << los::daemon::kDaemonVersion << "\n";
-      return 0;
-    } else if (arg == "-h" || arg == "--help") {
-      std::cout << kUsage;
-      return 0;
-    } else {
-      std::cerr << "losd: unknown argument '" << arg << "' (see losd --help)\n";
-      return 2;
-    }
+  try {
+    los::CommandLine cli("losd", kUsage);
+    cli.app().add_option("--config", config_path, "Configuration file.");
+    cli.app().add_flag("--check-config", check, "Validate the configuration, print a summary and exit.");
+    if (!cli.parse(argc, argv)) return 0;
+  } catch (const los::UsageError& e) {
+    std::cerr << "losd: " << e.what() << "\n";
+    return 2;
   }
 
   los::daemon::DaemonConfig config;

@@ -28,6 +28,7 @@ packages=(
   iproute2 curl
   # packaging/build-debs.sh and its test: lintian checks the .deb files
   lintian
+  libcli11-dev man-db  # the tools' argument parser; man -l renders the man pages in their test
 )
 
 missing=()

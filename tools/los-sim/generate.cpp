@@ -52,6 +52,7 @@ OPTIONS
     -o, --output FILE
                      Where to write the SWF; "-" writes to standard output.
                      Required.
+    --version        Print the version and exit.
     -h, --help       This text.
 
 EXIT STATUS
@@ -63,6 +64,9 @@ EXAMPLES
     los-sim generate lublin:parameters=batch-interactive --jobs 10000 --seed 71 -o lublin71.swf
     los-sim generate cirne:arrival=sdsc:load=2 --nodes 500 --seed 5 -o cirne.swf
     los-sim generate cirne-moldable --jobs 10000 --seed 9 -o moldable.swf
+
+SEE ALSO
+    los-sim(1)
 )";
 
 void set_key(los::ModelSpec& spec, const std::string& option, const std::string& key, const std::string& value) {
@@ -76,35 +80,23 @@ void set_key(los::ModelSpec& spec, const std::string& option, const std::string&
 
 int run_generate(int argc, char** argv) {
   return los::run_cli("los-sim generate", [&] {
-    std::vector<std::string> args(argv + 2, argv + argc);
     std::string model;
     std::string output;
     std::vector<std::pair<std::string, std::string>> keys;  // from --jobs / --nodes / --seed
-    for (std::size_t i = 0; i < args.size(); ++i) {
-      const std::string& a = args[i];
-      auto value = [&]() -> const std::string& {
-        if (i + 1 >= args.size()) throw los::UsageError(a + ": missing value");
-        return args[++i];
-      };
-      if (a == "-h" || a == "--help") {
-        std::cout << kUsageHead << los::model_catalog() << kUsageTail;
-        return 0;
-      } else if (a == "--jobs") {
-        keys.emplace_back("jobs", std::to_string(los::parse_integer(a, value(), 1, 100000000)));
-      } else if (a == "--nodes") {
-        keys.emplace_back("nodes", std::to_string(los::parse_integer(a, value(), 1, 100000000)));
-      } else if (a == "--seed") {
-        keys.emplace_back("seed", std::to_string(los::parse_integer(a, value(), 0, 0x7FFFFFFFFFFFFFFFLL)));
-      } else if (a == "-o" || a == "--output") {
-        output = value();
-      } else if (!a.empty() && a[0] == '-') {
-        throw los::UsageError("generate: unknown option " + a + " (see los-sim generate --help)");
-      } else if (model.empty()) {
-        model = a;
-      } else {
-        throw los::UsageError("generate: more than one model given: '" + model + "' and '" + a + "'");
-      }
-    }
+    los::CommandLine cli("los-sim generate", std::string(kUsageHead) + los::model_catalog() + kUsageTail);
+    CLI::App& app = cli.app();
+    const auto model_key = [&](const std::string& name, long long min, long long max) {
+      app.add_option_function<std::string>("--" + name, [&keys, name, min, max](const std::string& v) {
+        keys.emplace_back(name, std::to_string(los::parse_integer("--" + name, v, min, max)));
+      });
+    };
+    model_key("jobs", 1, 100000000);
+    model_key("nodes", 1, 100000000);
+    model_key("seed", 0, 0x7FFFFFFFFFFFFFFFLL);
+    app.add_option("-o,--output", output);
+    app.add_option("MODEL", model);
+    // argv[1] is "generate".
+    if (!cli.parse(argc - 1, argv + 1)) return 0;
     if (model.empty()) throw los::UsageError("generate: no model given (lublin, cirne or cirne-moldable; see --help)");
     if (output.empty()) throw los::UsageError("generate: no output file given (-o FILE, or -o - for standard output)");
     los::ModelSpec spec = los::parse_model_spec(model);

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <iostream>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "generate.hpp"
@@ -29,7 +30,7 @@ constexpr const char* kUsage = R"(NAME
 SYNOPSIS
     los-sim [OPTIONS] WORKLOAD.swf[.gz]
     los-sim --list-policies
-    los-sim generate MODEL[:KEY=VALUE]... -o FILE   (see generate --help; WORKLOAD may be model:MODEL[:KEY=VALUE]...)
+    los-sim generate MODEL[:KEY=VALUE]... -o FILE
 
 DESCRIPTION
     Replays a workload in the Standard Workload Format under one or more
@@ -38,6 +39,10 @@ DESCRIPTION
     metrics side by side. With several policies, the first is the baseline:
     each other policy is compared with it job by job (paired differences with
     90% confidence intervals from batch means).
+
+    WORKLOAD may also be model:MODEL[:KEY=VALUE]..., a workload drawn from a
+    model without a file; los-sim generate writes one as SWF (see
+    los-sim generate --help).
 
     Sizes count whatever the workload counts (processors in a trace); the
     machine size comes from the header's MaxProcs, else MaxNodes, unless
@@ -71,6 +76,7 @@ OPTIONS
     --quiet              No warnings or progress on stderr.
     --list-policies      List policies and their parameters (with their defaults),
                          then exit.
+    --version            Print the version and exit.
     -h, --help           This text.
 
 EXIT STATUS
@@ -81,6 +87,9 @@ EXIT STATUS
 EXAMPLES
     los-sim --policy fcfs,easy,conservative ../shared/traces/SDSC-SP2-1998-4.2-cln.swf.gz
     los-sim --policy easy,depth:k=4 --load 0.9 --format json trace.swf
+
+SEE ALSO
+    los-sim-generate(1), losd(8), sa-submit(1)
 )";
 
 struct Options {
@@ -103,63 +112,46 @@ struct Options {
   bool list = false;
 };
 
-Options parse_args(int argc, char** argv) {
-  Options o;
-  std::vector<std::string> args(argv + 1, argv + argc);
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    auto value = [&]() -> const std::string& {
-      if (i + 1 >= args.size()) throw los::UsageError(a + ": missing value");
-      return args[++i];
-    };
-    if (a == "-h" || a == "--help") {
-      std::cout << kUsage;
-      std::exit(0);
-    } else if (a == "--policy") {
-      o.policies = value();
-    } else if (a == "--nodes") {
-      o.nodes = static_cast<int>(los::parse_integer(a, value(), 1, 100000000));
-    } else if (a == "--load") {
-      o.load = los::parse_number(a, value(), 1e-6, 100);
-    } else if (a == "--runtime-scale") {
-      o.runtime_scale = los::parse_number(a, value(), 1e-6, 1e6);
-    } else if (a == "--skip") {
-      o.skip = static_cast<std::size_t>(los::parse_integer(a, value(), 0, 1LL << 40));
-    } else if (a == "--jobs") {
-      o.jobs = static_cast<std::size_t>(los::parse_integer(a, value(), 1, 1LL << 40));
-    } else if (a == "--no-kill") {
-      o.kill = false;
-    } else if (a == "--perfect-estimates") {
-      o.perfect_estimates = true;
-    } else if (a == "--user-stats") {
-      o.user_stats = value();
-    } else if (a == "--bsld-tau") {
-      o.bsld_tau = los::parse_number(a, value(), 0, 1e9);
-    } else if (a == "--batches") {
-      o.batches = static_cast<std::size_t>(los::parse_integer(a, value(), 2, 100000));
-    } else if (a == "--format") {
-      o.format = value();
-      if (o.format != "table" && o.format != "json" && o.format != "markdown") {
-        throw los::UsageError("--format: expected table, json or markdown, got '" + o.format + "'");
-      }
-    } else if (a == "--schedule-out") {
-      o.schedule_out = value();
-    } else if (a == "--check") {
-      o.check = true;
-    } else if (a == "--quiet") {
-      o.quiet = true;
-    } else if (a == "--list-policies") {
-      o.list = true;
-    } else if (!a.empty() && a[0] == '-') {
-      throw los::UsageError("unknown option " + a + " (see --help)");
-    } else if (o.workload.empty()) {
-      o.workload = a;
-    } else {
-      throw los::UsageError("more than one workload given: '" + o.workload + "' and '" + a + "'");
+// Parses the command line; false after --help or --version.
+bool parse_args(int argc, char** argv, Options& o) {
+  los::CommandLine cli("los-sim", kUsage);
+  CLI::App& app = cli.app();
+  // Values are checked by los::parse_* so that errors name the option alike
+  // in every tool ("--load: expected a number, got 'abc'").
+  const auto integer = [&](const std::string& name, auto& target, long long min, long long max) {
+    app.add_option_function<std::string>(name, [&target, name, min, max](const std::string& v) {
+      target = static_cast<std::remove_reference_t<decltype(target)>>(los::parse_integer(name, v, min, max));
+    });
+  };
+  const auto number = [&](const std::string& name, double& target, double min, double max) {
+    app.add_option_function<std::string>(
+        name, [&target, name, min, max](const std::string& v) { target = los::parse_number(name, v, min, max); });
+  };
+  app.add_option("--policy", o.policies);
+  integer("--nodes", o.nodes, 1, 100000000);
+  number("--load", o.load, 1e-6, 100);
+  number("--runtime-scale", o.runtime_scale, 1e-6, 1e6);
+  integer("--skip", o.skip, 0, 1LL << 40);
+  integer("--jobs", o.jobs, 1, 1LL << 40);
+  app.add_flag_callback("--no-kill", [&] { o.kill = false; });
+  app.add_flag("--perfect-estimates", o.perfect_estimates);
+  app.add_option("--user-stats", o.user_stats);
+  number("--bsld-tau", o.bsld_tau, 0, 1e9);
+  integer("--batches", o.batches, 2, 100000);
+  app.add_option_function<std::string>("--format", [&](const std::string& v) {
+    if (v != "table" && v != "json" && v != "markdown") {
+      throw los::UsageError("--format: expected table, json or markdown, got '" + v + "'");
     }
-  }
-  if (!o.list && o.workload.empty()) throw los::UsageError("no workload given (see --help)");
-  return o;
+    o.format = v;
+  });
+  app.add_option("--schedule-out", o.schedule_out);
+  app.add_flag("--check", o.check);
+  app.add_flag("--quiet", o.quiet);
+  app.add_flag("--list-policies", o.list);
+  app.add_option("WORKLOAD", o.workload);
+  if (!cli.parse(argc, argv)) return false;
+  if (!o.list && o.workload.empty()) throw los::UsageError(cli.usage_hint("no workload given"));
+  return true;
 }
 
 // A progress bar on stderr for runs longer than a second, when stderr is a terminal.
@@ -316,5 +308,8 @@ int run(const Options& o) {
 
 int main(int argc, char** argv) {
   if (argc >= 2 && std::string(argv[1]) == "generate") return run_generate(argc, argv);
-  return los::run_cli("los-sim", [&] { return run(parse_args(argc, argv)); });
+  return los::run_cli("los-sim", [&] {
+    Options o;
+    return parse_args(argc, argv, o) ? run(o) : 0;
+  });
 }

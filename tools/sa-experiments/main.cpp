@@ -32,6 +32,7 @@
 #include "policy/registry.hpp"
 #include "sa/shape_selection.hpp"
 #include "sim/simulator.hpp"
+#include "util/cli.hpp"
 #include "util/parse.hpp"
 #include "workload/cirne.hpp"
 
@@ -65,10 +66,17 @@ OPTIONS
     --policy SPEC       Scheduling policy (default: conservative). SA reads
                         whatever availability list it keeps (docs/policies.md).
     --no-adaptive       Skip the all-SA runs (default: run them).
+    --version           Print the version and exit.
     -h, --help          This text.
 
 EXIT STATUS
     0 success; 1 a run failed; 2 bad usage.
+
+EXAMPLES
+    sa-experiments --workloads 2 --targets 5 --jobs 400 --nodes 64 --out -
+
+SEE ALSO
+    sa-submit(1), los-sim(1)
 )";
 
 struct Options {
@@ -84,44 +92,31 @@ struct Options {
   bool adaptive = true;
 };
 
-Options parse_args(int argc, char** argv) {
-  Options o;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    const auto value = [&]() -> std::string {
-      if (i + 1 >= argc) throw los::UsageError(a + ": missing value");
-      return argv[++i];
-    };
-    if (a == "-h" || a == "--help") {
-      std::cout << kUsage;
-      std::exit(0);
-    } else if (a == "--out") {
-      o.out = value();
-    } else if (a == "--workloads") {
-      o.workloads = los::parse_integer(a, value(), 1, 1000000);
-    } else if (a == "--first-seed") {
-      o.first_seed = los::parse_integer(a, value(), 0, 1LL << 62);
-    } else if (a == "--targets") {
-      o.targets = los::parse_integer(a, value(), 1, 1000000);
-    } else if (a == "--jobs") {
-      o.jobs = los::parse_integer(a, value(), 1, 10000000);
-    } else if (a == "--nodes") {
-      o.nodes = los::parse_integer(a, value(), 1, 1000000);
-    } else if (a == "--load") {
-      o.load = los::parse_number(a, value(), 0.01, 100);
-    } else if (a == "--rate-divisor") {
-      o.rate_divisor = los::parse_number(a, value(), 0.01, 100);
-    } else if (a == "--policy") {
-      o.policy = value();
-    } else if (a == "--no-adaptive") {
-      o.adaptive = false;
-    } else {
-      throw los::UsageError("unknown option '" + a + "' (see --help)");
-    }
-  }
-  if (o.out.empty()) throw los::UsageError("--out: required (see --help)");
+// Parses the command line; false after --help or --version.
+bool parse_args(int argc, char** argv, Options& o) {
+  los::CommandLine cli("sa-experiments", kUsage);
+  CLI::App& app = cli.app();
+  const auto integer = [&](const std::string& name, long long& target, long long min, long long max) {
+    app.add_option_function<std::string>(
+        name, [&target, name, min, max](const std::string& v) { target = los::parse_integer(name, v, min, max); });
+  };
+  const auto number = [&](const std::string& name, double& target, double min, double max) {
+    app.add_option_function<std::string>(
+        name, [&target, name, min, max](const std::string& v) { target = los::parse_number(name, v, min, max); });
+  };
+  app.add_option("--out", o.out)->required();
+  integer("--workloads", o.workloads, 1, 1000000);
+  integer("--first-seed", o.first_seed, 0, 1LL << 62);
+  integer("--targets", o.targets, 1, 1000000);
+  integer("--jobs", o.jobs, 1, 10000000);
+  integer("--nodes", o.nodes, 1, 1000000);
+  number("--load", o.load, 0.01, 100);
+  number("--rate-divisor", o.rate_divisor, 0.01, 100);
+  app.add_option("--policy", o.policy);
+  app.add_flag_callback("--no-adaptive", [&] { o.adaptive = false; });
+  if (!cli.parse(argc, argv)) return false;
   los::make_policy(o.policy);  // a bad spec is a usage error, before any work
-  return o;
+  return true;
 }
 
 using los::Job;
@@ -355,7 +350,7 @@ class Experiment {
 int main(int argc, char** argv) {
   Options o;
   try {
-    o = parse_args(argc, argv);
+    if (!parse_args(argc, argv, o)) return 0;
   } catch (const std::exception& e) {
     std::cerr << "sa-experiments: " << e.what() << '\n';
     return 2;

@@ -1,5 +1,8 @@
 // sa-submit: submit a moldable job with the request shape that finishes
 // first (SA), reading the partition's availability list from losd.
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -9,13 +12,17 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <fstream>
 #include <iostream>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "protocol/client.hpp"
 #include "sa/shape_spec.hpp"
+#include "sbatch_script.hpp"
+#include "util/cli.hpp"
 #include "util/clock.hpp"
 #include "util/parse.hpp"
 
@@ -25,7 +32,7 @@ constexpr const char* kUsage = R"(NAME
     sa-submit - submit a moldable job with the shape that finishes first
 
 SYNOPSIS
-    sa-submit [OPTIONS] -s NODESxTIME [-s NODESxTIME ...] [--] SCRIPT [ARGS...]
+    sa-submit [OPTIONS] [SBATCH OPTIONS] -s NODESxTIME [-s NODESxTIME ...] [--] SCRIPT [ARGS...]
 
 DESCRIPTION
     A moldable job can run on different numbers of nodes, for different
@@ -34,7 +41,7 @@ DESCRIPTION
     time, under the policy that schedules the partition), finds where each
     shape would first fit, and submits the one whose expected completion
     (first fit + its time limit) is earliest, with
-        sbatch --partition P --nodes N --time TIME [--sbatch-option ...] SCRIPT [ARGS...]
+        sbatch --partition P --nodes N --time TIME [SBATCH OPTIONS] SCRIPT [ARGS...]
     sbatch replaces sa-submit, so its output and exit status are the job's
     submission's. This is SA (Cirne's Supercomputer AppLeS; docs/sa.md).
     Ties: the least nodes x time, then the fewest nodes, then the shape given
@@ -45,14 +52,21 @@ DESCRIPTION
     estimate. Whatever the choice, Slurm and losd then schedule the job as any
     other.
 
+    The partition is, in this order: -p; SBATCH_PARTITION in the environment;
+    an #SBATCH -p line of the script; Slurm's default partition (the one
+    "scontrol show partition" marks Default=YES); else the only partition
+    losd schedules. sbatch reads the script's #SBATCH lines itself (the
+    leading block, before the first command); the options sa-submit passes
+    win over them, so an #SBATCH --nodes or --time is replaced by the shape
+    chosen (sa-submit says so).
+
 OPTIONS
     -s, --shape NODESxTIME
                 Nodes and time limit of one request, e.g. 8x30 (8 nodes, 30
                 minutes) or 64x1-12:00:00. TIME takes Slurm's --time formats:
                 M, M:S, H:M:S, D-H, D-H:M, D-H:M:S. At least one.
     -p, --partition NAME
-                Partition to submit to (default: the only partition losd
-                schedules; required when it schedules several).
+                Partition to submit to (default: see DESCRIPTION).
     --socket PATH
                 losd's query socket (default: /run/los/query.sock).
     --timeout SECONDS
@@ -61,31 +75,52 @@ OPTIONS
                 The sbatch to run (default: sbatch, from PATH).
     --sbatch-option ARG
                 One more argument for sbatch, before the script, e.g.
-                --sbatch-option=--job-name=sweep (repeatable).
+                --sbatch-option=--exclusive=user (repeatable; an ARG that
+                starts with '-' needs the '=' form).
     --if-unavailable fail|first
                 When losd cannot be reached or the partition's policy keeps
                 no availability profile: fail (default; exit 3) or submit the
                 first shape.
     -n, --dry-run
-                Print the choice and the sbatch command; submit nothing.
+                Print the choice and the sbatch command (shell-quoted, ready
+                to paste); submit nothing.
+    --json      Print the choice as one JSON document on standard output
+                (docs/sa.md, "sa-submit --json"): the partition, every
+                shape's predicted start and end, the shape chosen, the sbatch
+                command and, once submitted, the job id (sbatch then runs
+                with --parsable and its exit status is sa-submit's).
+    --version   Print the version and exit.
     -h, --help  This text.
 
     The choice goes to standard error: every shape with its first fit and
-    expected completion, and the one chosen.
+    expected completion (with the time from now in Slurm's
+    [days-]hours:minutes:seconds), and the one chosen.
+
+SBATCH OPTIONS
+    These sbatch options go to sbatch as given (see sbatch(1)), each one
+    as --NAME=VALUE: job-name (-J), output (-o), error (-e), input (-i),
+    account (-A), qos (-q), mail-type, mail-user, chdir (-D), export,
+    reservation, dependency (-d), constraint (-C), comment, begin, deadline,
+    licenses (-L), gres, wckey, signal, open-mode, exclude (-x), array (-a),
+    cpus-per-task (-c), ntasks, ntasks-per-node, mem; and the flags
+    exclusive, parsable, hold (-H), requeue and no-requeue. Any other sbatch
+    option goes through --sbatch-option. sbatch's --nodes (-N) and --time
+    (-t) are refused: the shapes set them.
 
 EXIT STATUS
     sbatch's exit status when it runs; 0 after --dry-run; 1 losd refused the
     request (e.g. no such partition) or no shape ever fits the partition;
     2 bad usage; 3 losd unavailable (with --if-unavailable fail).
 
-EXAMPLE
+EXAMPLES
     sa-submit -p batch -s 4x2:00:00 -s 16x40 -s 64x15 -- ./solver.sh input.dat
+    sa-submit -J sweep -o 'out/%j.log' -s 8x30 -s 32x10 --dry-run job.sh
+
+SEE ALSO
+    sbatch(1), losctl(1), losd(8)
 )";
 
-class Usage : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
+extern "C" char** environ;
 
 struct Options {
   std::vector<los::ShapeSpec> shapes;
@@ -93,68 +128,180 @@ struct Options {
   std::string socket = "/run/los/query.sock";
   double timeout = 10;
   std::string sbatch = "sbatch";
-  std::vector<std::string> sbatch_options;
+  std::vector<std::string> sbatch_options;  // passed through, in command-line order
   bool first_if_unavailable = false;
   bool dry_run = false;
+  bool json = false;
   std::vector<std::string> command;  // script and its arguments
 };
 
-Options parse(int argc, char** argv) {
-  Options o;
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    std::string inline_value;
-    bool has_inline = false;
-    if (a.rfind("--", 0) == 0 && a.find('=') != std::string::npos) {
-      inline_value = a.substr(a.find('=') + 1);
-      a = a.substr(0, a.find('='));
-      has_inline = true;
+// sbatch options sa-submit passes through as given: short name (or ""),
+// long name, whether it takes a value.
+struct SbatchOption {
+  const char* short_name;
+  const char* long_name;
+  bool takes_value;
+};
+constexpr SbatchOption kSbatchOptions[] = {
+    {"-J", "--job-name", true},   {"-o", "--output", true},        {"-e", "--error", true},
+    {"-i", "--input", true},      {"-A", "--account", true},       {"-q", "--qos", true},
+    {"", "--mail-type", true},    {"", "--mail-user", true},       {"-D", "--chdir", true},
+    {"", "--export", true},       {"", "--reservation", true},     {"-d", "--dependency", true},
+    {"-C", "--constraint", true}, {"", "--comment", true},         {"", "--begin", true},
+    {"", "--deadline", true},     {"-L", "--licenses", true},      {"", "--gres", true},
+    {"", "--wckey", true},        {"", "--signal", true},          {"", "--open-mode", true},
+    {"-x", "--exclude", true},    {"-a", "--array", true},         {"-c", "--cpus-per-task", true},
+    {"", "--ntasks", true},       {"", "--ntasks-per-node", true}, {"", "--mem", true},
+    {"", "--exclusive", false},   {"", "--parsable", false},       {"-H", "--hold", false},
+    {"", "--requeue", false},     {"", "--no-requeue", false},
+};
+
+// Parses the command line; false after --help or --version.
+bool parse(int argc, char** argv, Options& o) {
+  los::CommandLine cli("sa-submit", kUsage);
+  CLI::App& app = cli.app();
+  // Everything from the script on is the job's: sbatch SCRIPT ARGS...
+  app.prefix_command();
+  cli.add_repeated("-s,--shape", [&](const std::string& v) {
+    try {
+      o.shapes.push_back(los::parse_shape_spec(v));
+    } catch (const std::invalid_argument& e) {
+      throw los::UsageError(std::string("--shape: ") + e.what());
     }
-    auto value = [&]() -> std::string {
-      if (has_inline) return inline_value;
-      if (i + 1 >= argc) throw Usage(a + " needs a value");
-      return argv[++i];
-    };
-    if (a == "-h" || a == "--help") {
-      std::cout << kUsage;
-      std::exit(0);
-    } else if (a == "-s" || a == "--shape") {
-      try {
-        o.shapes.push_back(los::parse_shape_spec(value()));
-      } catch (const std::invalid_argument& e) {
-        throw Usage(std::string("--shape: ") + e.what());
-      }
-    } else if (a == "-p" || a == "--partition") {
-      o.partition = value();
-      if (o.partition.empty()) throw Usage("--partition: empty name");
-    } else if (a == "--socket") {
-      o.socket = value();
-    } else if (a == "--timeout") {
-      o.timeout = los::parse_number("--timeout", value(), 0.001, 3600);
-    } else if (a == "--sbatch") {
-      o.sbatch = value();
-    } else if (a == "--sbatch-option") {
-      o.sbatch_options.push_back(value());
-    } else if (a == "--if-unavailable") {
-      const std::string v = value();
-      if (v != "fail" && v != "first") throw Usage("--if-unavailable: '" + v + "' is not fail or first");
-      o.first_if_unavailable = v == "first";
-    } else if (a == "-n" || a == "--dry-run") {
-      o.dry_run = true;
-    } else if (a == "--") {
-      for (++i; i < argc; ++i) o.command.push_back(argv[i]);
-    } else if (!a.empty() && a[0] == '-' && o.command.empty()) {
-      throw Usage("unknown option '" + a + "'");
+  });
+  app.add_option_function<std::string>("-p,--partition", [&](const std::string& v) {
+    if (v.empty()) throw los::UsageError("--partition: empty name");
+    o.partition = v;
+  });
+  app.add_option("--socket", o.socket);
+  app.add_option_function<std::string>(
+      "--timeout", [&](const std::string& v) { o.timeout = los::parse_number("--timeout", v, 0.001, 3600); });
+  app.add_option("--sbatch", o.sbatch);
+  cli.add_repeated("--sbatch-option", [&](const std::string& v) { o.sbatch_options.push_back(v); });
+  app.add_option_function<std::string>("--if-unavailable", [&](const std::string& v) {
+    if (v != "fail" && v != "first") throw los::UsageError("--if-unavailable: '" + v + "' is not fail or first");
+    o.first_if_unavailable = v == "first";
+  });
+  app.add_flag("-n,--dry-run", o.dry_run);
+  app.add_flag("--json", o.json);
+  for (const SbatchOption& s : kSbatchOptions) {
+    const std::string names = std::string(s.short_name) + (*s.short_name ? "," : "") + s.long_name;
+    const std::string long_name = s.long_name;
+    if (s.takes_value) {
+      cli.add_repeated(names,
+                       [&o, long_name](const std::string& v) { o.sbatch_options.push_back(long_name + "=" + v); });
     } else {
-      for (; i < argc; ++i) o.command.push_back(argv[i]);  // the script and its arguments, as given
+      app.add_flag_callback(names, [&o, long_name] { o.sbatch_options.push_back(long_name); });
     }
   }
-  if (o.shapes.empty()) throw Usage("no shape given (-s NODESxTIME)");
-  if (o.command.empty()) throw Usage("no job script given");
-  return o;
+  for (const char* names : {"-N,--nodes", "-t,--time"}) {
+    const std::string name = std::string(names).substr(3);
+    cli.add_repeated(names, [name](const std::string&) {
+      throw los::UsageError(name + ": sa-submit sets it from the shape chosen; give the shapes with -s NODESxTIME");
+    });
+  }
+  if (!cli.parse(argc, argv)) return false;
+  o.command = app.remaining();
+  if (!o.command.empty() && o.command.front() == "--") {
+    o.command.erase(o.command.begin());
+  } else if (!o.command.empty() && o.command.front().size() > 1 && o.command.front()[0] == '-') {
+    throw los::UsageError(cli.usage_hint("unknown option '" + o.command.front() + "'"));
+  }
+  if (o.shapes.empty()) throw los::UsageError(cli.usage_hint("no shape given (-s NODESxTIME)"));
+  if (o.command.empty()) throw los::UsageError(cli.usage_hint("no job script given"));
+  return true;
 }
 
 std::string clock_time(los::Time t) { return t >= los::kTimeInfinity ? "never" : los::local_time(t); }
+
+// A program's exit status and standard output (its stderr is left alone).
+struct Captured {
+  int status = -1;  // -1: it could not run, or did not exit
+  std::string output;
+};
+
+// `quiet`: its stderr goes to /dev/null.
+Captured run_capturing(const std::vector<std::string>& args, bool quiet = false) {
+  int pipe_fds[2];
+  if (pipe(pipe_fds) != 0) return {};
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], STDOUT_FILENO);
+  posix_spawn_file_actions_addclose(&actions, pipe_fds[0]);
+  if (quiet) posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
+  std::vector<std::string> copy = args;
+  std::vector<char*> argv;
+  for (std::string& a : copy) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  pid_t pid = 0;
+  const int spawned = posix_spawnp(&pid, argv[0], &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  close(pipe_fds[1]);
+  Captured c;
+  if (spawned != 0) {
+    close(pipe_fds[0]);
+    return c;
+  }
+  char buffer[4096];
+  for (ssize_t n; (n = read(pipe_fds[0], buffer, sizeof buffer)) != 0;) {
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) break;
+    c.output.append(buffer, static_cast<std::size_t>(n));
+  }
+  close(pipe_fds[0]);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFEXITED(status)) c.status = WEXITSTATUS(status);
+  return c;
+}
+
+// Slurm's default partition (Default=YES), or "" when Slurm cannot be asked
+// or has none.
+std::string slurm_default_partition() {
+  const Captured c = run_capturing({"scontrol", "--oneliner", "show", "partition"}, true);
+  if (c.status != 0) return "";
+  std::size_t at = 0;
+  while (at < c.output.size()) {
+    std::size_t end = c.output.find('\n', at);
+    if (end == std::string::npos) end = c.output.size();
+    const std::string line = c.output.substr(at, end - at);
+    at = end + 1;
+    if (line.find(" Default=YES") == std::string::npos || line.rfind("PartitionName=", 0) != 0) continue;
+    const std::size_t name_end = line.find(' ');
+    return line.substr(14, name_end - 14);
+  }
+  return "";
+}
+
+// The script's #SBATCH options (none when it cannot be read: sbatch will say why).
+std::vector<std::string> script_options(const Options& o) {
+  std::ifstream script(o.command.front());
+  if (!script) return {};
+  return los::sbatch_script_options(script);
+}
+
+// The partition to plan for and submit to, and where it came from; "" when
+// only losd can tell (its only partition).
+std::string choose_partition(const Options& o, const std::vector<std::string>& script, std::string& source) {
+  if (!o.partition.empty()) {
+    source = "-p";
+    return o.partition;
+  }
+  if (const char* env = std::getenv("SBATCH_PARTITION"); env && *env) {
+    source = "SBATCH_PARTITION";
+    return env;
+  }
+  if (std::string p = los::sbatch_option_value(script, "--partition", "-p"); !p.empty()) {
+    source = "#SBATCH in " + o.command.front();
+    return p;
+  }
+  if (std::string p = slurm_default_partition(); !p.empty()) {
+    source = "Slurm's default partition";
+    return p;
+  }
+  return "";
+}
 
 // What losd says: the partition it resolved, its policy and the list.
 struct Availability {
@@ -169,7 +316,7 @@ class Unavailable : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-Availability ask_losd(const Options& o) {
+Availability ask_losd(const Options& o, std::string partition) {
   using namespace los::protocol;
   std::optional<Client> client;
   try {
@@ -178,14 +325,14 @@ Availability ask_losd(const Options& o) {
   } catch (const ClientError& e) {
     throw Unavailable(e.what());
   }
-  std::string partition = o.partition;
   if (partition.empty()) {
     const Status s = decode_status(client->request(encode_query_status()).payload);
     if (s.partitions.size() != 1) {
       std::string names;
       for (const auto& p : s.partitions) names += (names.empty() ? "" : ", ") + p.name;
-      throw Usage("losd schedules " + std::to_string(s.partitions.size()) + " partitions (" + names +
-                  "): choose one with --partition");
+      throw los::UsageError("Slurm names no default partition and losd schedules " +
+                            std::to_string(s.partitions.size()) + " partitions (" + names +
+                            "): choose one with --partition (see sa-submit --help)");
     }
     partition = s.partitions.front().name;
   }
@@ -198,16 +345,47 @@ Availability ask_losd(const Options& o) {
   return a;
 }
 
-int submit(const Options& o, const std::string& partition, const los::ShapeSpec& shape) {
+// The JSON document of --json, filled in as sa-submit goes.
+nlohmann::json epoch(los::Time t) { return t >= los::kTimeInfinity ? nlohmann::json() : nlohmann::json(t); }
+
+std::vector<std::string> sbatch_command(const Options& o, const std::string& partition, const los::ShapeSpec& shape) {
   std::vector<std::string> args{o.sbatch};
   if (!partition.empty()) args.insert(args.end(), {"--partition", partition});
   args.insert(args.end(), {"--nodes", std::to_string(shape.shape.nodes), "--time", shape.time_text});
   args.insert(args.end(), o.sbatch_options.begin(), o.sbatch_options.end());
+  if (o.json && !o.dry_run) args.push_back("--parsable");  // the job id for the document
   args.insert(args.end(), o.command.begin(), o.command.end());
-  std::string line;
-  for (const std::string& a : args) line += (line.empty() ? "" : " ") + a;
+  return args;
+}
+
+int submit(const Options& o, const std::string& partition, const los::ShapeSpec& shape, nlohmann::json& doc) {
+  std::vector<std::string> args = sbatch_command(o, partition, shape);
+  const std::string line = los::shell_command(args);
   std::cerr << "sa-submit: " << (o.dry_run ? "would run: " : "running: ") << line << "\n";
-  if (o.dry_run) return 0;
+  doc["sbatch_command"] = args;
+  doc["sbatch_command_line"] = line;
+  doc["submitted"] = false;
+  doc["job_id"] = nullptr;
+  if (o.dry_run) {
+    if (o.json) std::cout << doc.dump(2) << "\n";
+    return 0;
+  }
+  if (o.json) {
+    // sbatch --parsable prints "JOBID" or "JOBID;CLUSTER".
+    const Captured c = run_capturing(args);
+    if (c.status < 0) {
+      std::cerr << "sa-submit: cannot run " << o.sbatch << "\n";
+      return 1;
+    }
+    doc["sbatch_exit_status"] = c.status;
+    const std::string id = c.output.substr(0, c.output.find_first_of(";\n"));
+    if (c.status == 0 && !id.empty() && id.find_first_not_of("0123456789") == std::string::npos) {
+      doc["submitted"] = true;
+      doc["job_id"] = std::stoll(id);
+    }
+    std::cout << doc.dump(2) << "\n";
+    return c.status;
+  }
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
@@ -217,26 +395,29 @@ int submit(const Options& o, const std::string& partition, const los::ShapeSpec&
   return 1;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  Options o;
-  try {
-    o = parse(argc, argv);
-  } catch (const Usage& u) {
-    std::cerr << "sa-submit: " << u.what() << " (see sa-submit --help)\n";
-    return 2;
-  } catch (const los::UsageError& u) {
-    std::cerr << "sa-submit: " << u.what() << " (see sa-submit --help)\n";
-    return 2;
+// The script's #SBATCH options the shape replaces.
+void note_overridden(const Options& o, const std::vector<std::string>& script) {
+  for (const auto& [long_name, short_name] : {std::pair{"--nodes", "-N"}, std::pair{"--time", "-t"}}) {
+    const std::string v = los::sbatch_option_value(script, long_name, short_name);
+    if (!v.empty() && !o.json) {
+      std::cerr << "sa-submit: " << o.command.front() << ": #SBATCH " << long_name << "=" << v
+                << " is replaced by the shape chosen\n";
+    }
   }
+}
+
+int run(const Options& o) {
+  const std::vector<std::string> script = script_options(o);
+  std::string source;
+  const std::string partition = choose_partition(o, script, source);
+  note_overridden(o, script);
+  nlohmann::json doc = {{"partition", partition.empty() ? nlohmann::json() : nlohmann::json(partition)},
+                        {"partition_from", source.empty() ? "losd's only partition" : source},
+                        {"dry_run", o.dry_run}};
 
   Availability a;
   try {
-    a = ask_losd(o);
-  } catch (const Usage& u) {
-    std::cerr << "sa-submit: " << u.what() << " (see sa-submit --help)\n";
-    return 2;
+    a = ask_losd(o, partition);
   } catch (const Unavailable& e) {
     if (!o.first_if_unavailable) {
       std::cerr << "sa-submit: losd unavailable: " << e.what()
@@ -244,10 +425,14 @@ int main(int argc, char** argv) {
       return 3;
     }
     std::cerr << "sa-submit: losd unavailable: " << e.what() << "; submitting the first shape\n";
-    return submit(o, o.partition, o.shapes.front());
+    doc["losd_unavailable"] = e.what();
+    doc["chosen"] = 0;
+    return submit(o, partition, o.shapes.front(), doc);
   } catch (const los::protocol::RemoteError& e) {
     std::cerr << "sa-submit: losd: " << e.what() << "\n";
     return 1;
+  } catch (const los::UsageError&) {
+    throw;
   } catch (const std::exception& e) {
     std::cerr << "sa-submit: losd unavailable: " << e.what() << "\n";
     return 3;
@@ -259,19 +444,56 @@ int main(int argc, char** argv) {
   for (const auto& s : o.shapes) shapes.push_back(s.shape);
   const std::vector<los::ShapeFit> fits = los::fit_shapes(a.slots, shapes, now);
   const std::optional<los::ShapeChoice> choice = los::choose_among(shapes, fits);
-  std::cerr << "sa-submit: partition " << a.partition << " (" << a.policy << "), as of " << clock_time(now) << "\n";
+  doc["partition"] = a.partition;
+  doc["policy"] = a.policy;
+  doc["now"] = now;
+  doc["shapes"] = nlohmann::json::array();
+  if (!o.json) {
+    std::cerr << "sa-submit: partition " << a.partition << " (" << a.policy << "), as of " << clock_time(now) << "\n";
+  }
   for (std::size_t i = 0; i < shapes.size(); ++i) {
-    std::cerr << "  " << (choice && choice->index == i ? "* " : "  ") << o.shapes[i].shape.nodes << " nodes x "
-              << o.shapes[i].time_text << ": start " << clock_time(fits[i].start);
-    if (fits[i].start < los::kTimeInfinity) {
-      std::cerr << " (+" << fits[i].start - now << " s), completion " << clock_time(fits[i].completion) << " (+"
-                << fits[i].completion - now << " s)";
+    const bool fits_ever = fits[i].start < los::kTimeInfinity;
+    doc["shapes"].push_back(
+        {{"nodes", shapes[i].nodes},
+         {"time_limit", los::slurm_duration(shapes[i].request)},
+         {"time_limit_s", shapes[i].request},
+         {"start", epoch(fits[i].start)},
+         {"end", epoch(fits[i].completion)},
+         {"start_in", fits_ever ? nlohmann::json(los::slurm_duration(fits[i].start - now)) : nullptr},
+         {"end_in", fits_ever ? nlohmann::json(los::slurm_duration(fits[i].completion - now)) : nullptr},
+         {"chosen", choice && choice->index == i}});
+    if (o.json) continue;
+    std::cerr << "  " << (choice && choice->index == i ? "* " : "  ") << shapes[i].nodes << " nodes x "
+              << los::slurm_duration(shapes[i].request) << ": start " << clock_time(fits[i].start);
+    if (fits_ever) {
+      std::cerr << " (in " << los::slurm_duration(fits[i].start - now) << "), end " << clock_time(fits[i].completion)
+                << " (in " << los::slurm_duration(fits[i].completion - now) << ")";
     }
     std::cerr << "\n";
   }
   if (!choice) {
     std::cerr << "sa-submit: no shape ever fits partition " << a.partition << " (too many nodes)\n";
+    if (o.json) {
+      doc["chosen"] = nullptr;
+      doc["submitted"] = false;
+      doc["job_id"] = nullptr;
+      std::cout << doc.dump(2) << "\n";
+    }
     return 1;
   }
-  return submit(o, a.partition, o.shapes[choice->index]);
+  doc["chosen"] = choice->index;
+  return submit(o, a.partition, o.shapes[choice->index], doc);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options o;
+  try {
+    if (!parse(argc, argv, o)) return 0;
+    return run(o);
+  } catch (const los::UsageError& e) {
+    std::cerr << "sa-submit: " << e.what() << "\n";
+    return 2;
+  }
 }
