@@ -32,8 +32,13 @@ sa_run() {
 
 j1=$(sa_run -s 16x1 -s 4x2 -- "$CLUSTER_DIR/job.sh") || fail "sa-submit 1 failed: $(tail -5 "$CLUSTER_DIR/sa-submit.log")"
 j1=${j1%%;*}
-j2=$(sa_run -s 4x10 -s 8x1 "$CLUSTER_DIR/job.sh") || fail "sa-submit 2 failed: $(tail -5 "$CLUSTER_DIR/sa-submit.log")"
-j2=${j2%%;*}
+# The second one through --json: the job id and the chosen shape as a program reads them.
+json=$("$sa" --json --socket "$CLUSTER_DIR/losd-query.sock" -p batch \
+  "--sbatch-option=--output=$CLUSTER_DIR/out/%j.out" -s 4x10 -s 8x1 "$CLUSTER_DIR/job.sh" 2>>"$CLUSTER_DIR/sa-submit.log") \
+  || fail "sa-submit 2 (--json) failed: $(tail -5 "$CLUSTER_DIR/sa-submit.log")"
+j2=$(python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["job_id"])' <<<"$json") || fail "no job_id in: $json"
+chosen=$(python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["shapes"][d["chosen"]]["nodes"])' <<<"$json")
+[ "$chosen" = 8 ] || fail "--json says shape of $chosen nodes was chosen, want 8: $json"
 log "sa-submit chose: $(grep -c '^  \* ' "$CLUSTER_DIR/sa-submit.log") shapes marked; jobs $j1 $j2"
 
 before=$(squeue -h | wc -l)
