@@ -163,7 +163,7 @@ for path in sys.argv[1:]:
                 continue
             numbers += sum(1 for s in result if not math.isnan(float(s["value"][1])))
         if targets and numbers == 0:
-            failures.append(f"{where}: every value is NaN")
+            failures.append(f"{where}: no number (only NaN or no series) among its queries")
         shown += 1
     for v in board.get("templating", {}).get("list", []):
         if v.get("type") != "query":
