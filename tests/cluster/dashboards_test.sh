@@ -6,7 +6,8 @@
 # runs and after it, every panel's PromQL, taken from conf/grafana/*.json,
 # goes through Prometheus's HTTP API: each query must succeed and return
 # series, and each panel must show at least one number (not NaN). The alert
-# rules must pass promtool and evaluate in Prometheus without error; every
+# rules must pass promtool (check and their unit tests, los-alerts.test.yml)
+# and evaluate in Prometheus without error; every
 # dashboard must type-check against Grafana's published dashboard model
 # (@grafana/schema). And the plugin's fallback flag (SNAPSHOT bit 1) reaches
 # los_plugin_fallback: losd started after the plugin fell back shows 1 until
@@ -28,6 +29,9 @@ done
 # ---- static checks: promtool ----------------------------------------------
 promtool check rules "$SRC/conf/prometheus/los-alerts.yml" >/dev/null || fail "promtool check rules"
 promtool check config "$SRC/conf/prometheus/prometheus.yml" >/dev/null || fail "promtool check config"
+# The alerts fire on the synthetic series they are meant for, and only then.
+out="$(promtool test rules "$SRC/conf/prometheus/los-alerts.test.yml" 2>&1)" ||
+  fail "promtool test rules:"$'\n'"$out"
 
 CLUSTER_PARTITION_STATE=UP cluster_up 4 "los_fallback=easy"
 
