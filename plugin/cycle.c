@@ -259,8 +259,8 @@ void los_cycle_run(struct los_cycle* cy, const struct los_options* o, const stru
   uint32_t pending = 0, running = 0;
   memset(&dec, 0, sizeof dec);
   los_cycle_withhold_refused(cy, snap, (time_t)snap->now);
-  snap->seq = ++cy->seq;
   if (cy->in_fallback) snap->flags |= LOS_SNAPSHOT_FALLBACK; /* losd's los_plugin_fallback gauge */
+  snap->seq = ++cy->seq;
   for (uint32_t i = 0; i < snap->partition_count; ++i) {
     pending += snap->partitions[i].pending_count;
     running += snap->partitions[i].running_count;
