@@ -240,8 +240,9 @@ void Metrics::user_gauges(const Snapshot& part, PartitionJobs& jobs) {
   for (const Job& j : part.queue) ++by_user[j.user].pending;
   std::vector<std::pair<int, Load>> ranked(by_user.begin(), by_user.end());
   std::sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) {
-    return std::tuple(a.second.nodes, a.second.pending, -a.first) >
-           std::tuple(b.second.nodes, b.second.pending, -b.first);
+    // most nodes, then most pending jobs, then the lower uid
+    return std::tuple(b.second.nodes, b.second.pending, a.first) <
+           std::tuple(a.second.nodes, a.second.pending, b.first);
   });
   std::map<std::string, Load> shown{{"other", {}}};
   for (std::size_t i = 0; i < ranked.size(); ++i) {
