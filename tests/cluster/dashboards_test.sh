@@ -126,6 +126,9 @@ check_completed_once "${ids[@]}"
 wait_promql "sum(los_job_bounded_slowdown_count) >= ${#ids[@]}" 40
 wait_promql 'sum(los_start_prediction_error_seconds_count) >= 1' 10
 wait_promql 'los_plugin_fallback == 0' 10
+# Each job's wait counted once; the snapshot time is the controller's clock.
+wait_promql "sum(los_job_wait_seconds_count) == ${#ids[@]}" 10
+wait_promql 'abs(time() - los_last_snapshot_timestamp_seconds) < 60' 10
 
 # ---- every panel's queries ---------------------------------------------------
 # Grafana's own variables, as Grafana would send them for this range:
