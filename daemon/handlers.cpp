@@ -85,6 +85,7 @@ Reply RequestHandlers::hello(Role role, const protocol::Hello& h, std::uint32_t 
 Bytes RequestHandlers::snapshot(std::span<const std::uint8_t> payload, std::size_t frame_bytes, std::uint32_t id) {
   const auto t0 = std::chrono::steady_clock::now();
   protocol::SnapshotMessage msg = protocol::decode_snapshot(payload);
+  metrics_.snapshot_received(msg);
   const bool resync = msg.resync || !have_seq_ || msg.seq != last_seq_ + 1;
   if (resync && have_seq_) {
     log_.info("resync", {{"seq", std::to_string(msg.seq)},

@@ -1,16 +1,22 @@
 // losd's Prometheus metrics (docs/losd.md lists them). Labels are bounded:
-// partition, policy, and small fixed sets (socket, error code, result); never
-// a job or a user id.
+// partition, policy, small fixed sets (socket, error code, result), and the
+// uids of at most kTopUsers users per partition (the rest as "other"); never
+// a job. A policy's series go when the partition's policy is replaced.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <string>
+#include <unordered_map>
 
 #include <prometheus/counter.h>
 #include <prometheus/family.h>
 #include <prometheus/gauge.h>
 #include <prometheus/histogram.h>
 #include <prometheus/registry.h>
+
+#include "model/job.hpp"
+#include "protocol/codec.hpp"
 
 namespace prometheus {
 class Exposer;
@@ -20,6 +26,14 @@ namespace los::daemon {
 
 inline constexpr int kMetricsThreads = 4;
 inline constexpr int kMetricsRequestTimeoutMs = 2000;
+// Users per partition with their own `user` label; the rest are "other".
+inline constexpr std::size_t kTopUsers = 10;
+// los_plugin_fallback is 1 when the plugin has been silent this long: three
+// times the plugin's default los_interval (10 s), the longest it waits
+// between two cycles.
+inline constexpr int kPluginSilentSeconds = 30;
+
+class PluginFallbackCollector;
 
 class Metrics {
  public:
@@ -36,6 +50,10 @@ class Metrics {
   // The exposition text of every metric (what /metrics returns).
   std::string text() const;
 
+  // Every snapshot, before its partitions are stepped: its time, whether the
+  // plugin's previous cycle was its fallback's, job waits and ends, and the
+  // per-user gauges.
+  void snapshot_received(const protocol::SnapshotMessage& msg);
   void snapshot_handled(double seconds, std::size_t bytes);
   void decision_latency(const std::string& partition, const std::string& policy, double seconds);
   void partition_state(const std::string& partition, int pending, int running, int idle, int allocated, int drained,
@@ -46,6 +64,9 @@ class Metrics {
   void protocol_error(const std::string& socket, const std::string& code);
   void plugin_report(const std::string& partition, const std::string& kind);
   void config_reload(bool ok);
+  // A losctl switch: the partition's policy-labelled series go now (those of
+  // the new policy appear at its first step). A reload's change is noticed
+  // at the partition's next step, which drops the old policy's series.
   void policy_switch(const std::string& partition);
   void query_clients(int n);
   void admin_clients(int n);
@@ -55,7 +76,24 @@ class Metrics {
   void connection_refused(const std::string& socket, const std::string& reason);
 
  private:
+  // Start and submit of a running job, to time its wait and slowdown.
+  struct RunningTimes {
+    Time submit = 0;
+    Time start = 0;
+  };
+  struct PartitionJobs {
+    bool seen = false;  // the first snapshot only learns what runs
+    std::unordered_map<JobId, RunningTimes> running;
+    std::map<std::string, bool> user_labels;  // `user` values exported
+  };
+  void track_jobs(const Snapshot& part, Time now);
+  void user_gauges(const Snapshot& part, PartitionJobs& jobs);
+  // Records `policy` as the partition's; drops the series of the one before.
+  void note_policy(const std::string& partition, const std::string& policy);
+  void drop_policy_series(const std::string& partition, const std::string& policy);
+
   std::shared_ptr<prometheus::Registry> registry_;
+  std::shared_ptr<PluginFallbackCollector> fallback_;
   std::unique_ptr<prometheus::Exposer> exposer_;
   prometheus::Family<prometheus::Histogram>& snapshot_seconds_;
   prometheus::Family<prometheus::Gauge>& snapshot_bytes_;
@@ -75,6 +113,13 @@ class Metrics {
   prometheus::Family<prometheus::Gauge>& admin_clients_;
   prometheus::Family<prometheus::Gauge>& plugin_connections_;
   prometheus::Family<prometheus::Counter>& refused_;
+  prometheus::Family<prometheus::Gauge>& snapshot_time_;
+  prometheus::Family<prometheus::Histogram>& wait_;
+  prometheus::Family<prometheus::Histogram>& slowdown_;
+  prometheus::Family<prometheus::Gauge>& user_running_;
+  prometheus::Family<prometheus::Gauge>& user_pending_;
+  std::map<std::string, std::string> policy_of_;  // partition -> policy of its series
+  std::map<std::string, PartitionJobs> jobs_;     // by partition
 };
 
 }  // namespace los::daemon

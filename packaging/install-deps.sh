@@ -31,6 +31,30 @@ packages=(
   libcli11-dev man-db  # the tools' argument parser; man -l renders the man pages in their test
 )
 
+# ---- dashboards and alerts (tests/cluster/dashboards_test.sh) --------------
+# Debian's prometheus: prometheus and promtool. Its package would start
+# prometheus.service on port 9090; the policy-rc.d guard of the install below
+# (exit 101, only while we install) keeps it from starting. Nothing else about
+# the service is changed: a prometheus.service already installed and running
+# stays as it is, and the test runs its own instance on a free port.
+packages+=(prometheus)
+# Grafana's dashboard model (@grafana/schema: TypeScript types, no JSON
+# Schema) and the TypeScript compiler that checks the dashboards against it,
+# from npm into a cache directory (versions pinned; the test reads them there).
+grafana_schema_dir="${LOS_GRAFANA_SCHEMA_DIR:-/var/cache/los/grafana-schema}"
+grafana_npm=(@grafana/schema@13.2.3 typescript@7.0.2)
+if [ ! -f "$grafana_schema_dir/node_modules/@grafana/schema/package.json" ] ||
+  [ ! -f "$grafana_schema_dir/node_modules/typescript/package.json" ]; then
+  if ! command -v npm >/dev/null; then
+    DEBIAN_FRONTEND=noninteractive apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends -qq nodejs npm
+  fi
+  mkdir -p "$grafana_schema_dir"
+  npm install --prefix "$grafana_schema_dir" --no-audit --no-fund --loglevel=error "${grafana_npm[@]}"
+  echo "install-deps.sh: installed ${grafana_npm[*]} in $grafana_schema_dir"
+fi
+# ---- end of dashboards and alerts -------------------------------------------
+
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")

@@ -280,6 +280,7 @@ void los_cycle_run(struct los_cycle* cy, const struct los_options* o, const stru
   uint32_t pending = 0, running = 0;
   memset(&dec, 0, sizeof dec);
   los_cycle_withhold_refused(cy, snap, (time_t)snap->now);
+  if (cy->in_fallback) snap->flags |= LOS_SNAPSHOT_FALLBACK; /* losd's los_plugin_fallback gauge */
   snap->seq = ++cy->seq;
   if (local) {
     los_cycle_withhold_refused(cy, local, (time_t)local->now);

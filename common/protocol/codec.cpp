@@ -262,7 +262,7 @@ Bytes encode(const SnapshotMessage& m, std::uint32_t request_id) {
   Writer w;
   w.u64(m.seq);
   w.i64(m.now);
-  w.u8(m.resync ? LOS_SNAPSHOT_RESYNC : 0);
+  w.u8((m.resync ? LOS_SNAPSHOT_RESYNC : 0) | (m.after_fallback ? LOS_SNAPSHOT_FALLBACK : 0));
   w.count(m.partitions.size());
   for (const Snapshot& p : m.partitions) {
     w.str(p.partition);
@@ -302,8 +302,9 @@ SnapshotMessage decode_snapshot(std::span<const std::uint8_t> payload) {
   m.seq = r.u64("sequence number");
   m.now = r.bounded_time("now", 0);
   const std::uint8_t flags = r.u8("flags");
-  if (flags & ~LOS_SNAPSHOT_RESYNC) r.fail("unknown flag bits " + std::to_string(flags));
+  if (flags & ~(LOS_SNAPSHOT_RESYNC | LOS_SNAPSHOT_FALLBACK)) r.fail("unknown flag bits " + std::to_string(flags));
   m.resync = flags & LOS_SNAPSHOT_RESYNC;
+  m.after_fallback = flags & LOS_SNAPSHOT_FALLBACK;
   const std::size_t parts = r.count("partition count", 14);
   m.partitions.reserve(parts);
   std::unordered_set<std::string> part_names;

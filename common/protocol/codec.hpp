@@ -67,6 +67,7 @@ struct SnapshotMessage {
   std::uint64_t seq = 0;
   Time now = 0;
   bool resync = false;
+  bool after_fallback = false;  // LOS_SNAPSHOT_FALLBACK: the previous cycle was the fallback's
   std::vector<Snapshot> partitions;
 };
 

@@ -78,6 +78,7 @@ enum los_job_state { LOS_JOB_PENDING = 0, LOS_JOB_RUNNING = 1, LOS_JOB_SUSPENDED
 
 /* Snapshot flags (u8). */
 #define LOS_SNAPSHOT_RESYNC 0x01u /* the plugin restarted or lost state: rebuild from scratch */
+#define LOS_SNAPSHOT_FALLBACK 0x02u /* the plugin's previous cycle was decided by its fallback */
 
 /* Report kinds (u8). */
 enum los_report_kind {

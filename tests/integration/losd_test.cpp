@@ -566,19 +566,6 @@ TEST(LosdQueries, HundredConcurrentQueryClients) {
 
 // ---- configuration -----------------------------------------------------------
 
-std::string http_get(int port, const std::string& path) {
-  const int fd = test::connect_tcp(port);
-  if (fd < 0) return "";
-  const std::string req = "GET " + path + " HTTP/1.0\r\nHost: localhost\r\n\r\n";
-  ::send(fd, req.data(), req.size(), 0);
-  std::string out;
-  char buf[4096];
-  ssize_t n;
-  while ((n = ::recv(fd, buf, sizeof(buf), 0)) > 0) out.append(buf, static_cast<std::size_t>(n));
-  ::close(fd);
-  return out;
-}
-
 std::string policy_of(const test::LosdProcess& losd, const std::string& partition) {
   Client q(losd.query_socket());
   q.hello("tool");
@@ -617,7 +604,7 @@ TEST(LosdConfig, SighupReloadsAGoodConfigAndKeepsTheOldOnABadOne) {
   EXPECT_EQ(policy_of(losd, "batch"), "depth:k=3");
   EXPECT_EQ(plugin.request(protocol::encode(busy_snapshot(2, 10010))).header.type, LOS_MSG_DECISIONS);
 
-  const std::string text = http_get(port, "/metrics");
+  const std::string text = test::http_get(port, "/metrics");
   EXPECT_NE(text.find("los_config_reloads_total{result=\"ok\"} 1"), std::string::npos) << text;
   EXPECT_NE(text.find("los_config_reloads_total{result=\"failed\"} 2"), std::string::npos) << text;
   EXPECT_NE(text.find("los_decision_latency_seconds_count{partition=\"batch\",policy=\"depth:k=3\"} 1"),
@@ -674,10 +661,13 @@ TEST(LosdMetrics, PredictionErrorsReportsAndProtocolErrorsAreCounted) {
   plugin.send(frame_with(LOS_PROTOCOL_MAGIC, LOS_PROTOCOL_VERSION, LOS_MSG_SNAPSHOT, 3, 3));
   EXPECT_EQ(error_code_of(plugin.receive()), LOS_ERR_MALFORMED);
 
-  const std::string text = http_get(port, "/metrics");
-  EXPECT_NE(text.find("los_start_prediction_error_seconds_count{partition=\"p\",policy=\"easy\"} 1"), std::string::npos)
+  const std::string text = test::http_get(port, "/metrics");
+  EXPECT_NE(
+      text.find("los_start_prediction_error_seconds_count{direction=\"early\",partition=\"p\",policy=\"easy\"} 1"),
+      std::string::npos)
       << text;
-  EXPECT_NE(text.find("los_start_prediction_error_seconds_sum{partition=\"p\",policy=\"easy\"} -60"), std::string::npos)
+  EXPECT_NE(text.find("los_start_prediction_error_seconds_sum{direction=\"early\",partition=\"p\",policy=\"easy\"} 60"),
+            std::string::npos)
       << text;
   EXPECT_NE(text.find("los_plugin_reports_total{kind=\"fallback\",partition=\"p\"} 1"), std::string::npos) << text;
   EXPECT_NE(text.find("los_protocol_errors_total{code=\"malformed\",socket=\"plugin\"} 1"), std::string::npos) << text;

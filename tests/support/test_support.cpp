@@ -103,4 +103,17 @@ int connect_tcp(int port) {
   return fd;
 }
 
+std::string http_get(int port, const std::string& path) {
+  const int fd = connect_tcp(port);
+  if (fd < 0) return "";
+  const std::string req = "GET " + path + " HTTP/1.0\r\nHost: localhost\r\n\r\n";
+  ::send(fd, req.data(), req.size(), 0);
+  std::string out;
+  char buf[4096];
+  ssize_t n;
+  while ((n = ::recv(fd, buf, sizeof(buf), 0)) > 0) out.append(buf, static_cast<std::size_t>(n));
+  ::close(fd);
+  return out;
+}
+
 }  // namespace los::test

@@ -43,4 +43,8 @@ int free_tcp_port();
 // A TCP connection to 127.0.0.1:port, or -1 if refused.
 int connect_tcp(int port);
 
+// The whole HTTP/1.0 answer (status line, headers, body) of GET path on
+// 127.0.0.1:port; "" if the connection is refused.
+std::string http_get(int port, const std::string& path);
+
 }  // namespace los::test
