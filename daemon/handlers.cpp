@@ -107,6 +107,7 @@ Bytes RequestHandlers::snapshot(std::span<const std::uint8_t> payload, std::size
     log_.info("partition dropped",
               {{"partition", it->first}, {"policy", it->second->policy_name()}, {"reason", "not in the snapshot"}});
     forecasts_.invalidate(it->first);
+    metrics_.partition_dropped(it->first);
     it = partitions_.erase(it);
   }
   for (Snapshot& part : msg.partitions) {

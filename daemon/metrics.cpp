@@ -347,10 +347,45 @@ void Metrics::config_reload(bool ok) { reloads_.Add({{"result", ok ? "ok" : "fai
 
 void Metrics::policy_switch(const std::string& partition) {
   switches_.Add({{"partition", partition}}).Increment();
+  policy_replaced(partition);
+}
+
+void Metrics::policy_replaced(const std::string& partition) {
   const auto it = policy_of_.find(partition);
   if (it == policy_of_.end()) return;
   drop_policy_series(partition, it->second);
   policy_of_.erase(it);
+}
+
+void Metrics::partition_dropped(const std::string& partition) {
+  if (const auto it = policy_of_.find(partition); it != policy_of_.end()) {
+    drop_policy_series(partition, it->second);
+    policy_of_.erase(it);
+  }
+  const prometheus::Labels labels{{"partition", partition}};
+  auto drop = [&](auto& family, const prometheus::Labels& l, auto&&... args) {
+    if (family.Has(l)) family.Remove(&family.Add(l, args...));
+  };
+  drop(pending_, labels);
+  drop(running_, labels);
+  drop(utilization_, labels);
+  drop(switches_, labels);
+  drop(wait_, labels, wait_buckets());
+  drop(slowdown_, labels, slowdown_buckets());
+  for (const char* state : {"idle", "allocated", "drained", "down"}) {
+    drop(nodes_, {{"partition", partition}, {"state", state}});
+  }
+  for (const char* kind : {"fallback", "stale_decision", "start_failed"}) {
+    drop(reports_, {{"partition", partition}, {"kind", kind}});
+  }
+  if (const auto it = jobs_.find(partition); it != jobs_.end()) {
+    for (const auto& [user, exported] : it->second.user_labels) {
+      const prometheus::Labels l{{"partition", partition}, {"user", user}};
+      drop(user_running_, l);
+      drop(user_pending_, l);
+    }
+    jobs_.erase(it);
+  }
 }
 
 void Metrics::query_clients(int n) { query_clients_.Add({}).Set(n); }

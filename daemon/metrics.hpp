@@ -64,10 +64,15 @@ class Metrics {
   void protocol_error(const std::string& socket, const std::string& code);
   void plugin_report(const std::string& partition, const std::string& kind);
   void config_reload(bool ok);
-  // A losctl switch: the partition's policy-labelled series go now (those of
-  // the new policy appear at its first step). A reload's change is noticed
-  // at the partition's next step, which drops the old policy's series.
+  // A losctl switch: counted, and the partition's policy-labelled series go
+  // now (those of the new policy appear at its first step).
   void policy_switch(const std::string& partition);
+  // The same without counting a switch: a reload gave the partition another policy.
+  void policy_replaced(const std::string& partition);
+  // A partition (or reservation view) left the snapshot and its scheduler is
+  // gone: every series labelled with it goes too, so views that come and go
+  // do not pile up series.
+  void partition_dropped(const std::string& partition);
   void query_clients(int n);
   void admin_clients(int n);
   void plugin_connections(int n);

@@ -186,6 +186,7 @@ void Server::reload() {
       log_.info("policy changed by reload", {{"partition", name}, {"from", sched->policy_name()}, {"to", spec}});
       sched->set_policy(spec);
       forecasts_.invalidate(name);
+      metrics_.policy_replaced(name);
     }
   }
   config_ = std::move(next);

@@ -112,8 +112,8 @@ TEST_F(LosdMetricsTest, BuildInfoAndTheLatestSnapshotsTime) {
   const test::CommandResult version = test::run_command(kLosd + " --version");
   ASSERT_EQ(version.status, 0);
   std::istringstream words(version.output);
-  std::string name, number;
-  words >> name >> number;  // "losd X.Y.Z"
+  std::string number;
+  for (std::string word; words >> word;) number = word;  // "losd (LOS) X.Y.Z": the last word
   ASSERT_FALSE(number.empty()) << version.output;
   ASSERT_EQ(await("los_plugin_fallback", 1), 1) << "/metrics is up";
   std::string text = scrape();
@@ -259,10 +259,13 @@ TEST_F(LosdMetricsTest, AReplacedPolicysSeriesDisappear) {
       << text;
 
   // A reload that gives the partition another policy: fcfs's series go at
-  // the partition's next step.
+  // once, and it is not counted as a losctl switch.
   losd.write_config(metrics_config() + "default_policy: easy\npartitions:\n  p:\n    policy: conservative\n");
   losd.signal(SIGHUP);
   ASSERT_EQ(await("los_config_reloads_total{result=\"ok\"}", 1), 1) << losd.log();
+  text = scrape();
+  EXPECT_EQ(text.find("policy=\"fcfs\""), std::string::npos) << text;
+  EXPECT_EQ(value_of(text, "los_policy_switches_total{partition=\"p\"}"), 1) << text;
   step();
   text = scrape();
   EXPECT_EQ(text.find("policy=\"fcfs\""), std::string::npos) << text;
@@ -270,6 +273,26 @@ TEST_F(LosdMetricsTest, AReplacedPolicysSeriesDisappear) {
   EXPECT_NE(text.find("los_decision_latency_seconds_count{partition=\"p\",policy=\"conservative\"} 1"),
             std::string::npos)
       << text;
+}
+
+TEST_F(LosdMetricsTest, APartitionThatLeavesTheSnapshotTakesItsSeriesAlong) {
+  test::LosdProcess losd(kLosd, metrics_config() + "default_policy: easy\n");
+  Client plugin(losd.plugin_socket());
+  plugin.hello("plugin");
+  // Partition p with a running and two pending jobs, then only partition q.
+  plugin.request(protocol::encode(snapshot(1, 1000, {{1, 5, 900, 990, 3}}, {{2, 6, 995, 4}, {3, 6, 996, 1}})));
+  std::string text = scrape();
+  for (const char* series : {"los_pending_jobs{partition=\"p\"}", "los_user_pending_jobs{partition=\"p\",user=\"6\"}",
+                             "los_decision_latency_seconds_count{partition=\"p\",policy=\"easy\"}"}) {
+    EXPECT_TRUE(value_of(text, series).has_value()) << series << "\n" << text;
+  }
+  protocol::SnapshotMessage only_q = snapshot(2, 1001, {}, {{4, 7, 1000, 1}});
+  only_q.partitions[0].partition = "q";
+  plugin.request(protocol::encode(only_q));
+  text = scrape();
+  EXPECT_EQ(text.find("partition=\"p\""), std::string::npos) << text;
+  EXPECT_TRUE(value_of(text, "los_pending_jobs{partition=\"q\"}").has_value()) << text;
+  EXPECT_NE(losd.log().find("partition dropped"), std::string::npos) << losd.log();
 }
 
 }  // namespace
