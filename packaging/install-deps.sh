@@ -28,6 +28,10 @@ packages=(
   iproute2 curl
   # packaging/build-debs.sh and its test: lintian checks the .deb files
   lintian
+  # the live-cluster accounting mode (cluster_accounting_up, QOS-limit test):
+  # a private MariaDB server and slurmdbd; policy-rc.d below keeps their
+  # services from starting at install
+  mariadb-server slurmdbd
 )
 
 missing=()
