@@ -29,6 +29,10 @@ packages=(
   # packaging/build-debs.sh and its test: lintian checks the .deb files
   lintian
   libcli11-dev man-db  # the tools' argument parser; man -l renders the man pages in their test
+  # the live-cluster accounting mode (cluster_accounting_up, QOS-limit test):
+  # a private MariaDB server and slurmdbd; policy-rc.d below keeps their
+  # services from starting at install
+  mariadb-server slurmdbd
 )
 
 # ---- dashboards and alerts (tests/cluster/dashboards_test.sh) --------------

@@ -717,6 +717,13 @@ static void apply_predictions(void* ctx, const struct los_predictions* starts, c
       xfree(job->state_desc);
       continue;
     }
+    /* a job left out of the queue after a refusal whose Reason an update
+     * cleared (scontrol update sets None): Slurm's limits say why again, as
+     * sched/backfill's every pass tests them for every pending job */
+    if (IS_JOB_PENDING(job) && job->state_reason == WAIT_NO_REASON && !job->het_job_id && job_eligible(job, now)) {
+      (void)acct_policy_job_runnable_pre_select(job, false);
+      continue;
+    }
     if (!job->het_job_id || !IS_JOB_PENDING(job) || job->state_reason != WAIT_NO_REASON || job->state_desc) continue;
     job->state_desc = xstrdup("sched/los does not schedule heterogeneous jobs (see docs/plugin.md)");
   }
@@ -804,6 +811,13 @@ void los_slurmctld_cycle(struct los_cycle* cy, const struct los_options* o) {
       .snapshot_us = snapshot_us,
   };
   los_cycle_run(cy, o, &in, &slurmctld_ops);
+  /* A job a refusal left out of this snapshot re-enters the queue when its
+   * back-off ends: a cycle is due then, as at losd's wakeup, not only at the
+   * next change or los_interval later. */
+  for (uint32_t i = 0; i < cy->refused_count; ++i) {
+    const time_t until = cy->refused[i].until;
+    if (until > (time_t)snap.now && (!cy->wakeup || until < cy->wakeup)) cy->wakeup = until;
+  }
   los_snapshot_free(&snap);
   los_snapshot_free(&fallback_only);
 }

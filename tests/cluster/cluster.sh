@@ -15,6 +15,13 @@
 # and check the run from Slurm's own records (check_completed_once,
 # check_no_overlap, start_time/end_time, assert_started_together, ...).
 #
+# CLUSTER_ACCOUNTING=1 cluster_up ...: with Slurm accounting, for QOS and
+# association limits: a private MariaDB server and slurmdbd in the cluster's
+# directory, AccountingStorageEnforce=associations,limits,qos, and the cluster,
+# account $CLUSTER_ACCOUNT and user root registered before slurmctld starts,
+# then the sacctmgr commands in CLUSTER_SACCTMGR (one a line; QOS, limits), so
+# that slurmctld starts knowing them.
+#
 # Everything it starts is torn down on exit, however the script ends (an
 # EXIT trap, plus a watchdog that outlives a SIGKILLed test). Logs of a
 # failed run are kept in $LOS_CLUSTER_KEEP (default build/cluster-logs).
@@ -36,6 +43,11 @@ CLUSTER_NAME="${CLUSTER_NAME:-test}"
 CLUSTER_SCHEDULER="${CLUSTER_SCHEDULER:-sched/los}"
 # Partition state at start: DOWN (jobs queue, nothing starts until partition_up) or UP.
 CLUSTER_PARTITION_STATE="${CLUSTER_PARTITION_STATE:-DOWN}"
+# Accounting (slurmdbd + MariaDB): off unless CLUSTER_ACCOUNTING=1.
+CLUSTER_ACCOUNTING="${CLUSTER_ACCOUNTING:-0}"
+CLUSTER_ACCOUNT="${CLUSTER_ACCOUNT:-los}"
+MARIADB_PID=""
+SLURMDBD_PID=""
 
 log() { echo "[$(date +%H:%M:%S)] $*" >&2; }
 fail() {
@@ -78,6 +90,7 @@ cluster_teardown() {
     while kill -0 "$pid" 2>/dev/null && [ $SECONDS -lt $deadline ]; do sleep 0.2; done
     kill -9 "$pid" 2>/dev/null || true
   done
+  accounting_down
   wait 2>/dev/null || true
   if [ $rc -ne 0 ] || [ $CLUSTER_FAILED -ne 0 ] || [ "${LOS_CLUSTER_KEEP_ALWAYS:-0}" = 1 ]; then
     local keep="${LOS_CLUSTER_KEEP:-$LOS_BUILD_DIR/cluster-logs}/$(basename "$CLUSTER_DIR")"
@@ -88,6 +101,90 @@ cluster_teardown() {
   rm -rf "$CLUSTER_DIR"
   CLUSTER_DIR=""
   CLUSTER_PIDS=()
+}
+
+# ---- accounting: a private MariaDB and slurmdbd (CLUSTER_ACCOUNTING=1) ----
+
+# accounting_up DBD_PORT: MariaDB (its own datadir and socket, no TCP) and
+# slurmdbd on DBD_PORT, then the cluster, account and user registered and
+# CLUSTER_SACCTMGR run. Call once slurm.conf is written, before slurmctld starts.
+accounting_up() {
+  local dbd_port=$1 tool
+  for tool in mariadb-install-db mariadbd mariadb slurmdbd sacctmgr; do
+    command -v "$tool" >/dev/null || {
+      echo "SKIP: the accounting mode needs $tool (mariadb-server, slurmdbd: packaging/install-deps.sh)" >&2
+      exit 77
+    }
+  done
+  id mysql >/dev/null 2>&1 || fail "no user mysql to run MariaDB as (mariadb-server creates it)"
+  local db="$CLUSTER_DIR/db" deadline since=$SECONDS
+  mkdir -p "$db/data"
+  touch "$CLUSTER_DIR/mariadb.log"
+  chown -R mysql:mysql "$db" "$CLUSTER_DIR/mariadb.log"
+  # Small files and no syncs: a throw-away database that starts in seconds.
+  local fast=(--innodb-buffer-pool-size=16M --innodb-log-file-size=4M --innodb-data-file-path=ibdata1:4M:autoextend
+    --innodb-flush-log-at-trx-commit=0 --innodb-doublewrite=0 --innodb-flush-method=nosync)
+  mariadb-install-db --no-defaults --datadir="$db/data" --user=mysql --auth-root-authentication-method=socket \
+    --skip-test-db --skip-name-resolve "${fast[@]}" >"$CLUSTER_DIR/mariadb-install.log" 2>&1 \
+    || fail "mariadb-install-db failed: $(tail -3 "$CLUSTER_DIR/mariadb-install.log")"
+  # No TCP: slurmdbd reaches it on the socket (MYSQL_UNIX_PORT) as root, whom
+  # MariaDB's unix_socket plugin authenticates (no password, no skipped grants).
+  mariadbd --no-defaults --user=mysql --datadir="$db/data" --socket="$db/mysqld.sock" --skip-networking \
+    --pid-file="$db/mysqld.pid" --log-error="$CLUSTER_DIR/mariadb.log" --skip-name-resolve --skip-log-bin \
+    "${fast[@]}" >/dev/null 2>&1 &
+  MARIADB_PID=$!
+  echo $MARIADB_PID >"$CLUSTER_DIR/pids/mariadbd"
+  deadline=$((SECONDS + 60))
+  until mariadb --no-defaults -S "$db/mysqld.sock" -u root -e "select 1" >/dev/null 2>&1; do
+    kill -0 "$MARIADB_PID" 2>/dev/null || fail "mariadbd exited at start: $(tail -3 "$CLUSTER_DIR/mariadb.log")"
+    [ $SECONDS -lt $deadline ] || fail "MariaDB did not answer within 60 s"
+    sleep 0.2
+  done
+  # slurmdbd reads slurmdbd.conf beside $SLURM_CONF; it must be 0600.
+  cat >"$CLUSTER_DIR/slurmdbd.conf" <<EOF
+AuthType=auth/none
+DbdHost=localhost
+DbdPort=$dbd_port
+SlurmUser=root
+DebugLevel=info
+LogFile=$CLUSTER_DIR/slurmdbd.log
+PidFile=$CLUSTER_DIR/slurmdbd.pid
+StorageType=accounting_storage/mysql
+StorageHost=localhost
+StorageUser=root
+StorageLoc=slurm_acct_db
+EOF
+  chmod 600 "$CLUSTER_DIR/slurmdbd.conf"
+  MYSQL_UNIX_PORT="$db/mysqld.sock" slurmdbd -D >"$CLUSTER_DIR/slurmdbd.out.log" 2>&1 &
+  SLURMDBD_PID=$!
+  echo $SLURMDBD_PID >"$CLUSTER_DIR/pids/slurmdbd"
+  deadline=$((SECONDS + 60))
+  until ss -Htln "sport = :$dbd_port" 2>/dev/null | grep -q .; do
+    kill -0 "$SLURMDBD_PID" 2>/dev/null || fail "slurmdbd exited at start: $(tail -3 "$CLUSTER_DIR/slurmdbd.log" 2>/dev/null)"
+    [ $SECONDS -lt $deadline ] || fail "slurmdbd did not listen on port $dbd_port within 60 s"
+    sleep 0.2
+  done
+  # one sacctmgr reading its commands from stdin: non-zero if any failed
+  printf '%s\n' "add cluster $CLUSTER_NAME" "add account $CLUSTER_ACCOUNT" \
+    "add user root account=$CLUSTER_ACCOUNT defaultaccount=$CLUSTER_ACCOUNT" "${CLUSTER_SACCTMGR:-}" \
+    | sacctmgr -i >"$CLUSTER_DIR/sacctmgr.log" 2>&1 \
+    || fail "sacctmgr failed to register the cluster or run CLUSTER_SACCTMGR: $(grep -v '^ ' "$CLUSTER_DIR/sacctmgr.log" | tail -4)"
+  log "accounting up in $((SECONDS - since)) s: slurmdbd port $dbd_port, MariaDB on $db/mysqld.sock"
+}
+
+# slurmdbd first (it writes to the database), then MariaDB; SIGKILL after 10 s.
+accounting_down() {
+  local pid deadline
+  for pid in "$SLURMDBD_PID" "$MARIADB_PID"; do
+    [ -n "$pid" ] || continue
+    kill "$pid" 2>/dev/null || true
+    deadline=$((SECONDS + 10))
+    while kill -0 "$pid" 2>/dev/null && [ $SECONDS -lt $deadline ]; do sleep 0.2; done
+    kill -9 "$pid" 2>/dev/null || true
+    wait "$pid" 2>/dev/null || true
+  done
+  SLURMDBD_PID=""
+  MARIADB_PID=""
 }
 
 # cluster_up NODES [EXTRA_SCHEDULER_PARAMETERS]
@@ -119,8 +216,15 @@ cluster_up() {
   ) >/dev/null 2>&1 &
   disown
 
-  local base
-  base="$(free_port_range $((nodes + 1)))" || fail "no free port range"
+  local base accounting_conf="AccountingStorageType=accounting_storage/none"
+  # with accounting, slurmdbd's port follows the nodes'
+  base="$(free_port_range $((nodes + 1 + (CLUSTER_ACCOUNTING == 1))))" || fail "no free port range"
+  if [ "$CLUSTER_ACCOUNTING" = 1 ]; then
+    accounting_conf="AccountingStorageType=accounting_storage/slurmdbd
+AccountingStorageHost=localhost
+AccountingStoragePort=$((base + nodes + 1))
+AccountingStorageEnforce=associations,limits,qos"
+  fi
   mkdir -p "$CLUSTER_DIR"/{state,spool,out,pids}
   CLUSTER_SOCKET="$CLUSTER_DIR/losd-plugin.sock"
   if [ "$CLUSTER_SCHEDULER" = sched/los ]; then
@@ -149,7 +253,7 @@ SlurmdDebug=error
 ProctrackType=proctrack/linuxproc
 TaskPlugin=task/none
 JobAcctGatherType=jobacct_gather/none
-AccountingStorageType=accounting_storage/none
+$accounting_conf
 JobCompType=jobcomp/filetxt
 JobCompLoc=$CLUSTER_DIR/jobcomp.txt
 SelectType=select/linear
@@ -170,6 +274,7 @@ EOF
   export SLURM_CONF="$CLUSTER_DIR/slurm.conf"
   for i in $(seq 1 "$nodes"); do mkdir -p "$CLUSTER_DIR/spool/n$i"; done
   [ "${CLUSTER_CONFIGURE_ONLY:-0}" = 1 ] && return 0
+  [ "$CLUSTER_ACCOUNTING" = 1 ] && accounting_up $((base + nodes + 1))
 
   slurmctld -D -i -f "$SLURM_CONF" >"$CLUSTER_DIR/slurmctld.out.log" 2>&1 &
   CLUSTER_PIDS+=($!)
