@@ -26,6 +26,9 @@ packages=(
   slurm-wlm slurmctld slurmd slurm-client libslurm-dev dpkg-dev
   # the live-cluster harness and demo: ss (free ports), curl (losd metrics)
   iproute2 curl
+  # the clock-jump live test: libfaketime shifts slurmctld's and losd's clock
+  # only, never the machine's
+  faketime
 )
 
 missing=()
