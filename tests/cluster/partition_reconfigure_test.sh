@@ -16,9 +16,13 @@ CLUSTER_PARTITION_STATE=UP
 cluster_up 16 "los_fallback=none"
 losd_start easy
 ids=()
-for i in $(seq 1 60); do
-  ids+=("$(submit "q$i" $((1 + i % 4)) 1 $((1 + i % 3)))")
-done
+# wave W: 25 more jobs (the partition is UP: they queue behind each other)
+wave() {
+  for i in $(seq 1 25); do
+    ids+=("$(submit "q$1-$i" $((1 + i % 4)) 1 $((2 + i % 3)))")
+  done
+}
+wave 1
 wait_log "by=losd .*started=[1-9]" 0 30 >/dev/null
 
 # reconfigure NODES: the batch partition is NODES from now on.
@@ -34,12 +38,15 @@ reconfigure() {
     [ $SECONDS -lt $deadline ] || fail "partition batch is not $1 after reconfigure"
     sleep 0.2
   done
-  wait_log "by=losd .*started=[1-9]" "$from" 60 >/dev/null
   echo "$from"
 }
 first=$(reconfigure "n[1-12]") || exit 1
+wave 2
+wait_log "by=losd .*started=[1-9]" "$first" 60 >/dev/null
 log "partition n[1-12] from log line $first; losd decided again"
 second=$(reconfigure "n[5-16]") || exit 1
+wave 3
+wait_log "by=losd .*started=[1-9]" "$second" 60 >/dev/null
 log "partition n[5-16] from log line $second; losd decided again"
 wait_all_done 240
 

@@ -49,9 +49,9 @@ n=$(wait_log "by=losd .*started=[1-9]" "$n" 60)
 log "2. after a freeze the plugin reconnected through the rebound path (log line $n)"
 
 # 3. losd gone and its file deleted; then back
+gone_at=$(log_lines)
 losd_stop
 rm -f "$sock"
-gone_at=$(log_lines)
 n=$(wait_log "by=easy .*started=[1-9]" "$gone_at" 30)
 sleep 3  # several reconnect attempts (backoff up to 1 s) against the absent path
 [ ! -e "$sock" ] || fail "something created $sock while losd was down"
