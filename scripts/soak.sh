@@ -72,7 +72,6 @@ sampler=$!
 
 completed() { wc -l <"$CLUSTER_DIR/jobcomp.txt" 2>/dev/null || echo 0; }
 log "soak: $jobs jobs (sizes 1-8 nodes, sleep 1-3 s, limit 1 min) under '$policy', at most $queue in the system"
-RANDOM=19
 submitted=0
 while [ $submitted -lt "$jobs" ]; do
   if [ "$max_seconds" -gt 0 ] && [ $((SECONDS - t0)) -ge "$max_seconds" ]; then
