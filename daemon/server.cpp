@@ -37,24 +37,75 @@ void Server::open_listener(Role role, const SocketConfig& socket) {
     ::unlink(path.c_str());
   }
   auto listener = std::make_unique<Listener>(Listener{role, path, stream::acceptor(io_), asio::steady_timer(io_)});
+  listener->mode = socket.mode;
+  bind_listener(*listener);
+  listeners_.push_back(std::move(listener));
+}
+
+void Server::bind_listener(Listener& listener) {
+  const std::string& path = listener.path;
   boost::system::error_code ec;
-  listener->acceptor.open(stream(), ec);
+  listener.acceptor.open(stream(), ec);
   // Created with no permissions for anyone but the owner, then opened up to
   // the configured mode: never more open than configured, not even briefly.
   const mode_t old_mask = ::umask(0177);
-  if (!ec) listener->acceptor.bind(stream::endpoint(path), ec);
+  if (!ec) listener.acceptor.bind(stream::endpoint(path), ec);
   ::umask(old_mask);
-  if (ec)
-    throw std::runtime_error(path + ": cannot bind the " + std::string(to_string(role)) + " socket: " + ec.message());
-  if (::chmod(path.c_str(), socket.mode) != 0) {
-    throw std::runtime_error(path + ": cannot set mode: " + std::strerror(errno));
+  if (ec) {
+    listener.acceptor.close(ec);
+    throw std::runtime_error(path + ": cannot bind the " + std::string(to_string(listener.role)) +
+                             " socket: " + ec.message());
   }
-  listener->acceptor.listen(asio::socket_base::max_listen_connections, ec);
-  if (ec) throw std::runtime_error(path + ": cannot listen: " + ec.message());
+  struct stat st {};
+  if (::chmod(path.c_str(), listener.mode) != 0 || ::lstat(path.c_str(), &st) != 0) {
+    const std::string why = std::strerror(errno);
+    listener.acceptor.close(ec);
+    throw std::runtime_error(path + ": cannot set mode: " + why);
+  }
+  listener.dev = st.st_dev;
+  listener.ino = st.st_ino;
+  listener.acceptor.listen(asio::socket_base::max_listen_connections, ec);
+  if (ec) {
+    listener.acceptor.close(ec);
+    throw std::runtime_error(path + ": cannot listen: " + ec.message());
+  }
   char mode[8];
-  std::snprintf(mode, sizeof(mode), "%04o", static_cast<unsigned>(socket.mode));
-  log_.info("listening", {{"socket", to_string(role)}, {"path", path}, {"mode", mode}});
-  listeners_.push_back(std::move(listener));
+  std::snprintf(mode, sizeof(mode), "%04o", static_cast<unsigned>(listener.mode));
+  log_.info("listening", {{"socket", to_string(listener.role)}, {"path", path}, {"mode", mode}});
+}
+
+bool Server::owns_socket_file(const Listener& listener) const {
+  struct stat st {};
+  return ::lstat(listener.path.c_str(), &st) == 0 && st.st_dev == listener.dev && st.st_ino == listener.ino;
+}
+
+void Server::rebind_removed_sockets() {
+  for (auto& l : listeners_) {
+    struct stat st {};
+    if (::lstat(l->path.c_str(), &st) == 0) {
+      if ((st.st_dev != l->dev || st.st_ino != l->ino) && !l->path_problem_logged) {
+        log_.warning("the socket path is now another file; leaving it alone (restart losd to serve it again)",
+                     {{"socket", to_string(l->role)}, {"path", l->path}});
+        l->path_problem_logged = true;
+      }
+      continue;
+    }
+    if (errno != ENOENT) continue;
+    boost::system::error_code ignored;
+    l->retry.cancel();
+    l->acceptor.close(ignored);  // the pending accept ends with operation_aborted
+    try {
+      bind_listener(*l);
+    } catch (const std::exception& e) {
+      if (!l->path_problem_logged) log_.error("socket file removed; binding it again failed", {{"error", e.what()}});
+      l->path_problem_logged = true;
+      continue;  // tried again in a second
+    }
+    log_.warning("socket file was removed under losd: bound again",
+                 {{"socket", to_string(l->role)}, {"path", l->path}});
+    l->path_problem_logged = false;
+    accept(*l);
+  }
 }
 
 void Server::open() {
@@ -98,6 +149,7 @@ void Server::housekeeping() {
   housekeeping_timer_.async_wait([this](const boost::system::error_code& ec) {
     if (ec) return;
     log_.flush_suppressed();
+    rebind_removed_sockets();
     const auto now = std::chrono::steady_clock::now();
     for (auto it = query_uids_.begin(); it != query_uids_.end();) {
       refill(it->second, now);
@@ -154,7 +206,7 @@ void Server::stop() {
   for (auto& l : listeners_) {
     l->retry.cancel();
     l->acceptor.close(ignored);
-    ::unlink(l->path.c_str());
+    if (owns_socket_file(*l)) ::unlink(l->path.c_str());
   }
   io_.stop();
 }

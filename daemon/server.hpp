@@ -56,6 +56,12 @@ class Server final : private SessionHost {
     std::string path;
     boost::asio::local::stream_protocol::acceptor acceptor;
     boost::asio::steady_timer retry;  // accepting again after running out of descriptors
+    mode_t mode = 0600;
+    // The socket file this losd bound: a file at the path that is not this
+    // one belongs to someone else and is left alone.
+    dev_t dev = 0;
+    ino_t ino = 0;
+    bool path_problem_logged = false;
   };
   // One uid's share of the query socket.
   struct UidQuota {
@@ -67,6 +73,12 @@ class Server final : private SessionHost {
   static constexpr int kMaxLingering = 64;
 
   void open_listener(Role role, const SocketConfig& socket);
+  // Binds, sets the mode and listens; throws std::runtime_error naming the path.
+  void bind_listener(Listener& listener);
+  // A socket file removed under a running losd (a cleanup of /run, an admin's
+  // rm) is bound again, so that a plugin that reconnects finds losd.
+  void rebind_removed_sockets();
+  bool owns_socket_file(const Listener& listener) const;
   void accept(Listener& listener);
   void wait_signal();
   // Once a second: summaries of suppressed log lines, idle quotas dropped.

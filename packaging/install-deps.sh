@@ -33,6 +33,9 @@ packages=(
   # a private MariaDB server and slurmdbd; policy-rc.d below keeps their
   # services from starting at install
   mariadb-server slurmdbd
+  # the clock-jump live test: libfaketime shifts slurmctld's and losd's clock
+  # only, never the machine's
+  faketime
 )
 
 # ---- dashboards and alerts (tests/cluster/dashboards_test.sh) --------------

@@ -9,6 +9,8 @@
 #                                          # (CLUSTER_SCHEDULER=sched/backfill for a comparison)
 #   losd_start POLICY                      # losd for every partition (easy, conservative, ...)
 #   losd_stop                              # SIGKILL, as a crash would
+#   slurmctld_restart                      # SIGTERM, start again, wait for it
+#   (CLUSTER_CTLD_PREFIX / LOSD_PREFIX: a wrapper command for slurmctld / losd)
 #   submit NAME NODES MINUTES SECONDS      # a sleep job; prints its job id
 #   ...
 #
@@ -276,9 +278,7 @@ EOF
   [ "${CLUSTER_CONFIGURE_ONLY:-0}" = 1 ] && return 0
   [ "$CLUSTER_ACCOUNTING" = 1 ] && accounting_up $((base + nodes + 1))
 
-  slurmctld -D -i -f "$SLURM_CONF" >"$CLUSTER_DIR/slurmctld.out.log" 2>&1 &
-  CLUSTER_PIDS+=($!)
-  echo $! >"$CLUSTER_DIR/pids/slurmctld"
+  slurmctld_start
   for i in $(seq 1 "$nodes"); do
     slurmd -D -f "$SLURM_CONF" -N "n$i" >"$CLUSTER_DIR/slurmd-n$i.out.log" 2>&1 &
     CLUSTER_PIDS+=($!)
@@ -294,6 +294,38 @@ EOF
   [ "$CLUSTER_SCHEDULER" != sched/los ] || grep -q "sched/los: loaded" "$CLUSTER_DIR/slurmctld.log" \
     || fail "slurmctld did not load sched/los"
   log "cluster up: $nodes nodes, slurmctld port $base, dir $CLUSTER_DIR"
+}
+
+# slurmctld in the foreground of a background job; CLUSTER_CTLD_PREFIX (a
+# command and arguments, e.g. "env LD_PRELOAD=...") runs it under a wrapper.
+slurmctld_start() {
+  ${CLUSTER_CTLD_PREFIX:-} slurmctld -D -i -f "$SLURM_CONF" >>"$CLUSTER_DIR/slurmctld.out.log" 2>&1 &
+  CLUSTER_PIDS+=($!)
+  echo $! >"$CLUSTER_DIR/pids/slurmctld"
+}
+
+# slurmctld_restart: SIGTERM (slurmctld saves its state in StateSaveLocation),
+# start it again (it recovers the state and reloads sched/los) and wait until
+# it answers and has loaded the plugin again.
+slurmctld_restart() {
+  local pid from deadline
+  pid="$(cat "$CLUSTER_DIR/pids/slurmctld")"
+  from=$(log_lines)
+  kill -TERM "$pid" 2>/dev/null || fail "slurmctld (pid $pid) is not running"
+  deadline=$((SECONDS + 60))
+  while kill -0 "$pid" 2>/dev/null; do
+    [ $SECONDS -lt $deadline ] || fail "slurmctld did not stop within 60 s of SIGTERM"
+    sleep 0.2
+  done
+  log "slurmctld stopped (pid $pid)"
+  slurmctld_start
+  wait_log "sched/los: loaded" "$from" 60 >/dev/null
+  deadline=$((SECONDS + 60))
+  until scontrol ping >/dev/null 2>&1; do
+    [ $SECONDS -lt $deadline ] || fail "slurmctld does not answer after the restart"
+    sleep 0.5
+  done
+  log "slurmctld restarted (pid $(cat "$CLUSTER_DIR/pids/slurmctld"))"
 }
 
 # cluster_up_decided_by DECIDER POLICY NODES: a cluster whose cycles POLICY
@@ -328,7 +360,7 @@ admin_socket: {path: $CLUSTER_DIR/losd-admin.sock}
 metrics: {listen: "${LOSD_METRICS:-}"}
 default_policy: $policy
 EOF
-  "$LOS_BUILD_DIR/bin/losd" --config "$CLUSTER_DIR/losd.yaml" >>"$CLUSTER_DIR/losd.log" 2>&1 &
+  ${LOSD_PREFIX:-} "$LOS_BUILD_DIR/bin/losd" --config "$CLUSTER_DIR/losd.yaml" >>"$CLUSTER_DIR/losd.log" 2>&1 &
   LOSD_PID=$!
   echo $LOSD_PID >"$CLUSTER_DIR/pids/losd"
   local deadline=$((SECONDS + 10))

@@ -4,15 +4,20 @@
 # Then losd freezes (SIGSTOP: connected but silent): the plugin times out,
 # the fallback takes over; losd thaws (SIGCONT): it decides again. No job
 # starts twice and every job completes (Slurm's own records).
+#
+#   losd_restart_test.sh [JOBS]   (default 70, as CI runs it; the results
+#                                  page's run has 500)
 set -uo pipefail
+jobs=${1:-70}
+[[ "$jobs" =~ ^[1-9][0-9]*$ ]] || { echo "usage: losd_restart_test.sh [JOBS]" >&2; exit 2; }
 source "$(dirname "$0")/cluster.sh"
 
 cluster_up 16 "los_fallback=easy"
 losd_start easy
 
 ids=()
-for i in $(seq 1 70); do
-  ids+=("$(submit "r$i" $((1 + i % 6)) $((1 + i % 2)) $((2 + i % 3)))")
+for i in $(seq 1 "$jobs"); do
+  ids+=("$(submit "r$i" $((1 + i % 6)) $((1 + i % 2)) $((1 + i % 3)))")
 done
 partition_up
 
@@ -39,7 +44,7 @@ kill -CONT "$LOSD_PID"
 n=$(wait_log "losd at .* answers again" "$thawed_at" 30)
 n=$(wait_log "by=losd .*started=[1-9]" "$n" 60)
 log "losd thawed: it started jobs again (log line $n)"
-wait_all_done 240
+wait_all_done $((240 + jobs))
 
 check_completed_once "${ids[@]}"
 check_no_overlap "${ids[@]}"
