@@ -27,24 +27,29 @@ wait_log "by=losd .*started=[1-9]" 0 30 >/dev/null
 
 # reconfigure NODES: the batch partition is NODES from now on.
 reconfigure() {
-  local from
+  local from begin
   sed -i "s/^PartitionName=batch Nodes=[^ ]* /PartitionName=batch Nodes=$1 /" "$SLURM_CONF"
   grep -qF "PartitionName=batch Nodes=$1 " "$SLURM_CONF" || fail "cannot rewrite the partition line"
   from=$(log_lines)
   scontrol reconfigure || fail "scontrol reconfigure failed"
+  # The change takes effect inside the request, before its "completed" line;
+  # a cycle may start a job in between (on either configuration's nodes).
+  begin=$(wait_log "Processing Reconfiguration Request" "$from" 30)
   from=$(wait_log "_slurm_rpc_reconfigure_controller: completed" "$from" 30)
   deadline=$((SECONDS + 30))
   until [ "$(scontrol show partition batch | sed -n 's/^ *Nodes=//p')" = "$1" ]; do
     [ $SECONDS -lt $deadline ] || fail "partition batch is not $1 after reconfigure"
     sleep 0.2
   done
-  echo "$from"
+  echo "$begin $from"
 }
-first=$(reconfigure "n[1-12]") || exit 1
+read -r first_begin first < <(reconfigure "n[1-12]") || exit 1
+[ -n "$first" ] || exit 1
 wave 2
 wait_log "by=losd .*started=[1-9]" "$first" 60 >/dev/null
 log "partition n[1-12] from log line $first; losd decided again"
-second=$(reconfigure "n[5-16]") || exit 1
+read -r second_begin second < <(reconfigure "n[5-16]") || exit 1
+[ -n "$second" ] || exit 1
 wave 3
 wait_log "by=losd .*started=[1-9]" "$second" 60 >/dev/null
 log "partition n[5-16] from log line $second; losd decided again"
@@ -64,6 +69,8 @@ while IFS= read -r line; do
     ! grep -qxE "n[1-4]" <<<"$hosts" || fail "a start after the second change used n1-n4: $line"
     grep -qxE "n1[3-6]" <<<"$hosts" && on_added=$((on_added + 1))
     after_second=$((after_second + 1))
+  elif [ "$num" -gt "$second_begin" ] || { [ "$num" -gt "$first_begin" ] && [ "$num" -lt "$first" ]; }; then
+    continue  # during a reconfigure request: either partition is right
   elif [ "$num" -gt "$first" ]; then
     ! grep -qxE "n1[3-6]" <<<"$hosts" || fail "a start after the first change used n13-n16: $line"
     after_first=$((after_first + 1))
