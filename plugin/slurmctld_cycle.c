@@ -274,6 +274,9 @@ static int take_snapshot(struct los_snapshot* s, time_t now) {
   ListIterator pit = list_iterator_create(part_list);
   part_record_t* part;
   s->now = now;
+  /* losd's query socket follows PrivateData (docs/protocol.md) */
+  if (slurm_conf.private_data & PRIVATE_DATA_JOBS) s->flags |= LOS_SNAPSHOT_PRIVATE_JOBS;
+  if (slurm_conf.private_data & PRIVATE_DATA_USERS) s->flags |= LOS_SNAPSHOT_PRIVATE_USERS;
   while ((part = list_next(pit))) {
     if (!(part->state_up & PARTITION_SCHED) || !part->node_bitmap) continue;
     if (add_view(s, part, NULL, reserved, now, local)) goto done;

@@ -67,6 +67,8 @@ struct SnapshotMessage {
   std::uint64_t seq = 0;
   Time now = 0;
   bool resync = false;
+  bool private_jobs = false;   // LOS_SNAPSHOT_PRIVATE_JOBS
+  bool private_users = false;  // LOS_SNAPSHOT_PRIVATE_USERS
   std::vector<Snapshot> partitions;
 };
 

@@ -178,8 +178,10 @@ int main(int argc, char** argv) {
       for (const auto& s : starts) {
         if (user >= 0 && s.user != user) continue;
         std::cout << std::right << std::setw(12) << s.job << "  " << std::left << std::setw(14) << s.partition
-                  << std::right << std::setw(8) << s.user << std::setw(7) << s.size << "  " << std::left
-                  << std::setw(21) << when(s.submit) << std::setw(21) << when(s.start)
+                  << std::right << std::setw(8)
+                  << (s.user == static_cast<int>(LOS_USER_HIDDEN) ? std::string("-") : std::to_string(s.user))
+                  << std::setw(7) << s.size << "  " << std::left << std::setw(21) << when(s.submit) << std::setw(21)
+                  << when(s.start)
                   << (s.reserved                      ? "reserved"
                       : s.start >= los::kTimeInfinity ? "-"
                                                       : "forecast")
