@@ -3,41 +3,15 @@
 // path. It may only refuse with ConfigError, whose message starts with the
 // file name (daemon/config.hpp); what it accepts must hold the documented
 // ranges and three distinct socket paths.
-#include <sys/mman.h>
-#include <unistd.h>
-
 #include <cstdint>
 #include <cstdlib>
 #include <string>
 
 #include "config.hpp"
-
-namespace {
-
-// One memfd per input, closed on every path out.
-class MemFile {
- public:
-  MemFile(const std::uint8_t* data, std::size_t size) : fd_(memfd_create("losd.yaml", MFD_CLOEXEC)) {
-    if (fd_ < 0) std::abort();
-    for (std::size_t done = 0; done < size;) {
-      const ssize_t n = write(fd_, data + done, size - done);
-      if (n <= 0) std::abort();
-      done += static_cast<std::size_t>(n);
-    }
-  }
-  MemFile(const MemFile&) = delete;
-  MemFile& operator=(const MemFile&) = delete;
-  ~MemFile() { close(fd_); }
-  std::string path() const { return "/proc/self/fd/" + std::to_string(fd_); }
-
- private:
-  int fd_;
-};
-
-}  // namespace
+#include "mem_file.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  const MemFile file(data, size);
+  const los::fuzz::MemFile file(data, size);
   const std::string path = file.path();
   try {
     const los::daemon::DaemonConfig c = los::daemon::load_config(path);

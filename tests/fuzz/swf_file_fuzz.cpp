@@ -5,8 +5,6 @@
 // fuzzer mutated). Bit 1 picks the machine size: the header's, or 64. The
 // file is an in-memory file (memfd) read by its /proc path. read_swf may
 // only refuse with WorkloadError; what it accepts holds swf_checks.hpp.
-#include <sys/mman.h>
-#include <unistd.h>
 #include <zlib.h>
 
 #include <cstdint>
@@ -14,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "mem_file.hpp"
 #include "swf_checks.hpp"
 
 namespace {
@@ -32,25 +31,6 @@ std::vector<std::uint8_t> gzip(const std::uint8_t* data, std::size_t size) {
   return out;
 }
 
-class MemFile {
- public:
-  explicit MemFile(const std::vector<std::uint8_t>& bytes) : fd_(memfd_create("fuzz.swf", MFD_CLOEXEC)) {
-    if (fd_ < 0) std::abort();
-    for (std::size_t done = 0; done < bytes.size();) {
-      const ssize_t n = write(fd_, bytes.data() + done, bytes.size() - done);
-      if (n <= 0) std::abort();
-      done += static_cast<std::size_t>(n);
-    }
-  }
-  MemFile(const MemFile&) = delete;
-  MemFile& operator=(const MemFile&) = delete;
-  ~MemFile() { close(fd_); }
-  std::string path() const { return "/proc/self/fd/" + std::to_string(fd_); }
-
- private:
-  int fd_;
-};
-
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -58,7 +38,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const bool compress = data[0] & 1;
   los::SwfReadOptions options;
   options.units = data[0] & 2 ? 64 : 0;
-  const MemFile file(compress ? gzip(data + 1, size - 1) : std::vector<std::uint8_t>(data + 1, data + size));
+  const std::vector<std::uint8_t> bytes =
+      compress ? gzip(data + 1, size - 1) : std::vector<std::uint8_t>(data + 1, data + size);
+  const los::fuzz::MemFile file(bytes.data(), bytes.size());
   try {
     los::fuzz::check_workload(los::read_swf(file.path(), options));
   } catch (const los::WorkloadError&) {
