@@ -58,9 +58,16 @@ asan() {
     >/dev/null
   cmake --build build-asan -j"$jobs" --target los_unit_tests los_integration_tests los_plugin_core_tests losd losctl \
     los-sim sa-experiments
-  # The flood test compares latencies: a sanitizer's overhead is not losd's.
+  # Left out: the flood test compares latencies (a sanitizer's overhead is not
+  # losd's); and the tests whose sanity checks need a whole trace, which a
+  # 2,000-job prefix does not meet although every invariant holds on it
+  # ("some job got a reservation", "tabu searched", "seeds differ", Lublin's
+  # statistics against the reference trace).
+  local whole_trace='LosTraces\.InvariantsHoldForEveryVariantOnEveryTrace$|TraceInvariants\.|TabuTraceInvariants\.'
+  whole_trace+='|TabuPolicy\.RunsAreReproducibleAndSeedMatters|TabuPolicy\.SafeNeverStartsAJobAfterItsFirstReservation'
+  whole_trace+='|Lublin\.MatchesTheReferenceImplementationsTrace'
   LOS_TEST_TRACE_JOBS=${LOS_TEST_TRACE_JOBS:-2000} \
-    ctest --test-dir build-asan -LE cluster -E 'LosdFlood' -j"$jobs" --output-on-failure
+    ctest --test-dir build-asan -LE cluster -E "LosdFlood|$whole_trace" -j"$jobs" --output-on-failure
 }
 
 tsan() {

@@ -355,8 +355,13 @@ bool read_to_eof(int fd, std::string& out, milliseconds timeout) {
 TEST(LosdLimits, AStalledHttpClientDoesNotHoldMetrics) {
   const int port = test::free_tcp_port();
   test::LosdProcess losd(kLosd, "metrics:\n  listen: \"127.0.0.1:" + std::to_string(port) + "\"\n");
-  // An HTTP request that never ends.
-  const int stalled = test::connect_tcp(port);
+  // An HTTP request that never ends. The listener may open a moment after
+  // the sockets (slower under a sanitizer): retry the first connect.
+  int stalled = -1;
+  for (const auto until = steady_clock::now() + seconds(10); stalled < 0 && steady_clock::now() < until;) {
+    stalled = test::connect_tcp(port);
+    if (stalled < 0) std::this_thread::sleep_for(milliseconds(50));
+  }
   ASSERT_GE(stalled, 0);
   const std::string half = "GET /metrics HTTP/1.1\r\nHost: local";
   ASSERT_EQ(::send(stalled, half.data(), half.size(), 0), static_cast<ssize_t>(half.size()));
