@@ -139,7 +139,7 @@ TEST(PluginCodecAgreement, ErrorWithTrailingBytes) {
 }
 
 // STARTS (the plugin reads it for squeue's expected start): the C decoder
-// applies the C++ decoder's rules, also found by codec_differential.
+// applies the C++ decoder's rules (found reading both while fixing the above).
 TEST(PluginCodecAgreement, StartsFollowLosdsRules) {
   auto verdicts = [](const los::protocol::PredictedStart& s, std::size_t patch_at = 0, std::uint8_t patch = 0) {
     Bytes frame = los::protocol::encode(std::vector<los::protocol::PredictedStart>{s}, 1);
