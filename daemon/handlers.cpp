@@ -1,5 +1,7 @@
 #include "handlers.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <exception>
 #include <memory>
@@ -35,9 +37,9 @@ void RequestHandlers::handle(const Request& request, ReplyFn reply) {
       protocol::decode_query_status(payload);
       return reply(Reply::send(status(id)));
     case LOS_MSG_QUERY_PLAN:
-      return reply(Reply::send(plan(protocol::decode_query_partition(payload), id)));
+      return reply(Reply::send(plan(protocol::decode_query_partition(payload), viewer(request.uid), id)));
     case LOS_MSG_QUERY_STARTS:
-      return starts(protocol::decode_query_partition(payload), id, std::move(reply));
+      return starts(protocol::decode_query_partition(payload), viewer(request.uid), id, std::move(reply));
     case LOS_MSG_SET_POLICY:
       if (role != Role::Admin) break;
       return reply(Reply::send(set_policy(protocol::decode_set_policy(payload), id)));
@@ -55,6 +57,17 @@ void RequestHandlers::handle(const Request& request, ReplyFn reply) {
   }
   reply(Reply::protocol_error(LOS_ERR_NOT_ALLOWED, protocol::type_name(request.type) + " is not allowed on the " +
                                                        to_string(role) + " socket"));
+}
+
+bool RequestHandlers::is_admin(uid_t uid) const {
+  if (uid == 0 || uid == ::geteuid()) return true;
+  return std::find(config_.plugin_allowed_uids.begin(), config_.plugin_allowed_uids.end(), uid) !=
+         config_.plugin_allowed_uids.end();
+}
+
+RequestHandlers::Viewer RequestHandlers::viewer(uid_t uid) const {
+  const bool admin = is_admin(uid);
+  return Viewer{uid, private_jobs_ && !admin, private_users_ && !admin};
 }
 
 Reply RequestHandlers::hello(Role role, const protocol::Hello& h, std::uint32_t id) {
@@ -152,6 +165,12 @@ Bytes RequestHandlers::snapshot(std::span<const std::uint8_t> payload, std::size
     for (auto& d : o.decisions) out.decisions.push_back(std::move(d));
   }
   have_seq_ = true;
+  if (msg.private_jobs != private_jobs_ || msg.private_users != private_users_) {
+    log_.info("PrivateData of the query socket",
+              {{"jobs", msg.private_jobs ? "private" : "public"}, {"users", msg.private_users ? "private" : "public"}});
+  }
+  private_jobs_ = msg.private_jobs;
+  private_users_ = msg.private_users;
   last_seq_ = msg.seq;
   last_now_ = msg.now;
   Bytes reply = protocol::encode(out, id);
@@ -202,7 +221,7 @@ Bytes RequestHandlers::status(std::uint32_t id) const {
   return protocol::encode(s, id);
 }
 
-Bytes RequestHandlers::plan(const std::string& partition, std::uint32_t id) const {
+Bytes RequestHandlers::plan(const std::string& partition, const Viewer& who, std::uint32_t id) const {
   const auto it = partitions_.find(partition);
   if (it == partitions_.end()) return error_frame(LOS_ERR_NOT_FOUND, "no partition '" + partition + "'", id);
   const PartitionScheduler& sched = *it->second;
@@ -215,10 +234,23 @@ Bytes RequestHandlers::plan(const std::string& partition, std::uint32_t id) cons
     for (const AvailabilitySlot& s : planner->slots()) p.slots.push_back({s.start, s.end, s.free});
   }
   p.reservations = sched.policy().reservations();
+  if (who.own_jobs_only) {
+    // Reservations of jobs the asker may not see are left out; the free
+    // units over time stay (as sinfo shows nodes under PrivateData=jobs).
+    std::unordered_map<JobId, int> owner;
+    if (const Snapshot* last = sched.last()) {
+      for (const Job& j : last->queue) owner[j.id] = j.user;
+      for (const RunningJob& r : last->running) owner[r.job.id] = r.job.user;
+    }
+    std::erase_if(p.reservations, [&](const PlannedStart& r) {
+      const auto it = owner.find(r.job);
+      return it == owner.end() || !who.sees(it->second);
+    });
+  }
   return protocol::encode(p, id);
 }
 
-void RequestHandlers::starts(const std::string& partition, std::uint32_t id, ReplyFn reply) {
+void RequestHandlers::starts(const std::string& partition, const Viewer& who, std::uint32_t id, ReplyFn reply) {
   std::vector<std::string> wanted;
   if (partition.empty()) {
     for (const auto& [name, sched] : partitions_) {
@@ -233,14 +265,14 @@ void RequestHandlers::starts(const std::string& partition, std::uint32_t id, Rep
   }
   // Replies once every wanted forecast is ready for the current epoch.
   auto remaining = std::make_shared<std::size_t>(wanted.size() + 1);
-  auto done = [this, remaining, wanted, id, reply]() {
-    if (--*remaining == 0) reply(Reply::send(starts_reply(wanted, id)));
+  auto done = [this, remaining, wanted, who, id, reply]() {
+    if (--*remaining == 0) reply(Reply::send(starts_reply(wanted, who, id)));
   };
   for (const std::string& name : wanted) forecasts_.request(*partitions_.at(name), config_.forecast, done);
   done();
 }
 
-Bytes RequestHandlers::starts_reply(const std::vector<std::string>& partitions, std::uint32_t id) {
+Bytes RequestHandlers::starts_reply(const std::vector<std::string>& partitions, const Viewer& who, std::uint32_t id) {
   std::vector<protocol::PredictedStart> out;
   for (const std::string& name : partitions) {
     const auto it = partitions_.find(name);
@@ -254,10 +286,11 @@ Bytes RequestHandlers::starts_reply(const std::vector<std::string>& partitions, 
     for (const PlannedStart& p : it->second->policy().reservations()) promised[p.job] = p.start;
     for (std::size_t i = 0; i < s.queue.size(); ++i) {
       const Job& j = s.queue[i];
+      if (!who.sees(j.user)) continue;
       protocol::PredictedStart p;
       p.partition = name;
       p.job = j.id;
-      p.user = j.user;
+      p.user = who.hide_other_users && j.user != static_cast<int>(who.uid) ? static_cast<int>(LOS_USER_HIDDEN) : j.user;
       p.size = j.size;
       p.submit = j.submit;
       const auto held = promised.find(j.id);

@@ -42,6 +42,11 @@ class RequestHandlers {
   RequestHandlers(const DaemonConfig& config, const ServerState& server, Partitions& partitions,
                   ForecastCache& forecasts, Metrics& metrics, Logger& log);
 
+  // Who sees every job and user in queries whatever Slurm's PrivateData
+  // says: root, losd's own user and the plugin socket's allowed users
+  // (SlurmUser), as Slurm shows everything to root and SlurmUser.
+  bool is_admin(uid_t uid) const;
+
   // Answers one request (on the event loop). Throws protocol::DecodeError for
   // a malformed payload, and whatever a step throws.
   void handle(const Request& request, ReplyFn reply);
@@ -51,10 +56,20 @@ class RequestHandlers {
   protocol::Bytes snapshot(std::span<const std::uint8_t> payload, std::size_t frame_bytes, std::uint32_t id);
   void report(const protocol::Report& r);
   protocol::Bytes status(std::uint32_t id) const;
-  protocol::Bytes plan(const std::string& partition, std::uint32_t id) const;
+  // What one asker may see under Slurm's PrivateData (the plugin's latest
+  // snapshot flags): with jobs, only their own jobs; with users, no other
+  // user's uid (LOS_USER_HIDDEN). Admins see everything.
+  struct Viewer {
+    uid_t uid;
+    bool own_jobs_only;
+    bool hide_other_users;
+    bool sees(int job_user) const { return !own_jobs_only || job_user == static_cast<int>(uid); }
+  };
+  Viewer viewer(uid_t uid) const;
+  protocol::Bytes plan(const std::string& partition, const Viewer& who, std::uint32_t id) const;
   // Calls `reply` (on the loop) with the STARTS or ERROR frame when ready.
-  void starts(const std::string& partition, std::uint32_t id, ReplyFn reply);
-  protocol::Bytes starts_reply(const std::vector<std::string>& partitions, std::uint32_t id);
+  void starts(const std::string& partition, const Viewer& who, std::uint32_t id, ReplyFn reply);
+  protocol::Bytes starts_reply(const std::vector<std::string>& partitions, const Viewer& who, std::uint32_t id);
   protocol::Bytes set_policy(const protocol::SetPolicy& m, std::uint32_t id);
 
   const DaemonConfig& config_;
@@ -68,6 +83,8 @@ class RequestHandlers {
   std::uint64_t last_seq_ = 0;
   Time last_now_ = 0;
   std::string slurm_version_;
+  bool private_jobs_ = false;   // PrivateData=jobs, from the latest snapshot
+  bool private_users_ = false;  // PrivateData=users
 };
 
 }  // namespace los::daemon

@@ -3,6 +3,8 @@
 // (session) and the request handlers (handlers), so neither sees the other.
 #pragma once
 
+#include <sys/types.h>
+
 #include <algorithm>
 #include <cstdint>
 #include <functional>
@@ -43,6 +45,7 @@ struct Request {
   std::uint16_t type;  // LOS_MSG_*
   std::uint32_t id;
   std::span<const std::uint8_t> payload;
+  uid_t uid;  // the peer's (SO_PEERCRED): what PrivateData lets it see
 };
 
 // What the session does after a request.

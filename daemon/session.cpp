@@ -194,7 +194,7 @@ class Session : public std::enable_shared_from_this<Session> {
       if (!hello_ && h.type != LOS_MSG_HELLO) {
         return fail(LOS_ERR_HANDSHAKE, "the first frame must be HELLO, not " + protocol::type_name(h.type), id, true);
       }
-      host_.handle(Request{role_, h.type, id, payload_},
+      host_.handle(Request{role_, h.type, id, payload_, uid_},
                    [self = shared_from_this()](Reply reply) { self->respond(std::move(reply)); });
     } catch (const protocol::DecodeError& e) {
       fail(LOS_ERR_MALFORMED, e.what(), id, false);

@@ -19,6 +19,9 @@ packages=(
   prometheus-cpp-dev libsystemd-dev
   # tests and benchmarks (systemd: systemd-analyze verifies systemd/losd.service)
   libgtest-dev libgmock-dev libbenchmark-dev systemd
+  # scripts/test-hardening.sh: clang and libFuzzer for tests/fuzz (the
+  # sanitizer builds use gcc's runtimes from build-essential)
+  clang libclang-rt-14-dev
   # result plots and reports (scripts/results)
   gnuplot-nox python3
   # Slurm, for the sched/los plugin and the live-cluster tests; dpkg-dev for

@@ -257,7 +257,7 @@ int los_decode_error(const uint8_t* payload, size_t len, char* err, size_t errle
   struct los_cursor c = {payload, payload + len, 0};
   uint16_t code = los_get_u16(&c), n;
   const char* msg = los_get_str(&c, &n);
-  if (c.failed) {
+  if (c.failed || c.p != c.end) {
     los_set_err(err, errlen, "ERROR: malformed (%zu bytes)", len);
     return -1;
   }
@@ -300,13 +300,21 @@ int los_decode_starts(const uint8_t* payload, size_t len, struct los_predictions
     uint16_t plen;
     const char* part = los_get_str(&c, &plen);
     p->job = los_get_u64(&c);
-    (void)los_get_u32(&c); /* user */
+    const uint32_t user = los_get_u32(&c);
     p->size = los_get_u32(&c);
     (void)los_get_i64(&c); /* submit */
     p->start = los_get_i64(&c);
     p->reserved = los_get_u8(&c);
     if (c.failed) {
       los_set_err(err, errlen, "STARTS: entry %u truncated", i);
+      los_predictions_free(out);
+      return -1;
+    }
+    /* The rules of losd's decoder, so both read the same message or refuse. */
+    if (memchr(part, '\0', plen) || p->job > LOS_JOB_ID_MAX || user > INT32_MAX || p->size > INT32_MAX ||
+        (p->start < 0 && p->start != LOS_START_UNKNOWN)) {
+      los_set_err(err, errlen,
+                  "STARTS: entry %u: NUL in the partition name, or job id, user, size or start out of range", i);
       los_predictions_free(out);
       return -1;
     }

@@ -351,6 +351,9 @@ static int take_snapshot(struct los_snapshot* s, struct los_snapshot* fallback_o
   ListIterator pit = list_iterator_create(part_list);
   part_record_t* part;
   s->now = fallback_only->now = now;
+  /* losd's query socket follows PrivateData (docs/protocol.md) */
+  if (slurm_conf.private_data & PRIVATE_DATA_JOBS) s->flags |= LOS_SNAPSHOT_PRIVATE_JOBS;
+  if (slurm_conf.private_data & PRIVATE_DATA_USERS) s->flags |= LOS_SNAPSHOT_PRIVATE_USERS;
   while ((part = list_next(pit))) {
     if (!(part->state_up & PARTITION_SCHED) || !part->node_bitmap) continue;
     if (strchr(part->name, LOS_RESV_SEP)) {

@@ -7,3 +7,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/build.sh
 ctest --test-dir build --output-on-failure -j"$(nproc)"
+# Then the hardening stages: fuzzers, ASan+UBSan and TSan builds
+# (scripts/test-hardening.sh). LOS_SKIP_HARDENING=1 skips them on a developer
+# machine; CI (.ci/run) does not set it, so they always run there.
+if [ "${LOS_SKIP_HARDENING:-0}" = 1 ]; then
+  echo "test.sh: LOS_SKIP_HARDENING=1: fuzz, ASan+UBSan and TSan stages skipped"
+else
+  scripts/test-hardening.sh
+fi

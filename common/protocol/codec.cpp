@@ -262,7 +262,8 @@ Bytes encode(const SnapshotMessage& m, std::uint32_t request_id) {
   Writer w;
   w.u64(m.seq);
   w.i64(m.now);
-  w.u8((m.resync ? LOS_SNAPSHOT_RESYNC : 0) | (m.after_fallback ? LOS_SNAPSHOT_FALLBACK : 0));
+  w.u8((m.resync ? LOS_SNAPSHOT_RESYNC : 0) | (m.after_fallback ? LOS_SNAPSHOT_FALLBACK : 0) |
+       (m.private_jobs ? LOS_SNAPSHOT_PRIVATE_JOBS : 0) | (m.private_users ? LOS_SNAPSHOT_PRIVATE_USERS : 0));
   w.count(m.partitions.size());
   for (const Snapshot& p : m.partitions) {
     w.str(p.partition);
@@ -302,9 +303,13 @@ SnapshotMessage decode_snapshot(std::span<const std::uint8_t> payload) {
   m.seq = r.u64("sequence number");
   m.now = r.bounded_time("now", 0);
   const std::uint8_t flags = r.u8("flags");
-  if (flags & ~(LOS_SNAPSHOT_RESYNC | LOS_SNAPSHOT_FALLBACK)) r.fail("unknown flag bits " + std::to_string(flags));
+  if (flags & ~(LOS_SNAPSHOT_RESYNC | LOS_SNAPSHOT_FALLBACK | LOS_SNAPSHOT_PRIVATE_JOBS | LOS_SNAPSHOT_PRIVATE_USERS)) {
+    r.fail("unknown flag bits " + std::to_string(flags));
+  }
   m.resync = flags & LOS_SNAPSHOT_RESYNC;
   m.after_fallback = flags & LOS_SNAPSHOT_FALLBACK;
+  m.private_jobs = flags & LOS_SNAPSHOT_PRIVATE_JOBS;
+  m.private_users = flags & LOS_SNAPSHOT_PRIVATE_USERS;
   const std::size_t parts = r.count("partition count", 14);
   m.partitions.reserve(parts);
   std::unordered_set<std::string> part_names;
@@ -571,7 +576,7 @@ std::vector<PredictedStart> decode_starts(std::span<const std::uint8_t> payload)
   const std::size_t n = r.count("job count", 35);
   std::vector<PredictedStart> m(n);
   for (PredictedStart& p : m) {
-    p.partition = r.str("partition name");
+    p.partition = r.name("partition name");
     p.job = job_id(r, "job id");
     p.user = r.int32("user id", 0, kMaxInt);
     p.size = r.int32("size", 0, kMaxInt);

@@ -68,6 +68,8 @@ struct SnapshotMessage {
   Time now = 0;
   bool resync = false;
   bool after_fallback = false;  // LOS_SNAPSHOT_FALLBACK: the previous cycle was the fallback's
+  bool private_jobs = false;   // LOS_SNAPSHOT_PRIVATE_JOBS
+  bool private_users = false;  // LOS_SNAPSHOT_PRIVATE_USERS
   std::vector<Snapshot> partitions;
 };
 

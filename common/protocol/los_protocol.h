@@ -79,6 +79,11 @@ enum los_job_state { LOS_JOB_PENDING = 0, LOS_JOB_RUNNING = 1, LOS_JOB_SUSPENDED
 /* Snapshot flags (u8). */
 #define LOS_SNAPSHOT_RESYNC 0x01u /* the plugin restarted or lost state: rebuild from scratch */
 #define LOS_SNAPSHOT_FALLBACK 0x02u /* the plugin's previous cycle was decided by its fallback */
+/* Slurm's PrivateData, which losd's query socket follows: */
+#define LOS_SNAPSHOT_PRIVATE_JOBS 0x04u  /* PrivateData=jobs: a user sees only their own jobs */
+#define LOS_SNAPSHOT_PRIVATE_USERS 0x08u /* PrivateData=users: other users' uids are hidden */
+/* The user id in STARTS of a job whose owner PrivateData=users hides. */
+#define LOS_USER_HIDDEN 0x7fffffffu
 
 /* Report kinds (u8). */
 enum los_report_kind {

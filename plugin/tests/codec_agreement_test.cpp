@@ -1,11 +1,12 @@
-// The plugin's C decoder and losd's C++ decoder agree on DECISIONS (issue
-// 19): the same bytes decode to the same message in both, or both refuse.
+// The plugin's C decoder and losd's C++ decoder agree (issue 19): the same
+// bytes decode to the same message in both, or both refuse.
 // The three inputs they disagreed on: a negative wake-up other than -1, job
 // ids >= 2^63, empty node names (docs/protocol.md gives the rules).
 #include <gtest/gtest.h>
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "codec.h"
@@ -119,6 +120,58 @@ TEST(PluginCodecAgreement, NamesHoldNoNulByte) {
   Bytes p = payload(-1, 5, {});
   p[8 + 8 + 4 + 2 + 2 + 1] = 0;  // "batch" -> "b\0tch"
   expect_both(p, false, "a partition name with a NUL byte");
+}
+
+// Found by the codec_differential fuzz target: an ERROR payload with bytes
+// after the message, which the C decoder read and the C++ one refused.
+TEST(PluginCodecAgreement, ErrorWithTrailingBytes) {
+  los::protocol::ErrorReply e;
+  e.code = LOS_ERR_INTERNAL;
+  e.message = "boom";
+  Bytes frame = los::protocol::encode(e, 1);
+  Bytes p(frame.begin() + LOS_FRAME_HEADER_SIZE, frame.end());
+  char err[256] = "";
+  EXPECT_EQ(los_decode_error(p.data(), p.size(), err, sizeof err), 0) << err;
+  EXPECT_NO_THROW(los::protocol::decode_error(p));
+  p.push_back(0);
+  EXPECT_NE(los_decode_error(p.data(), p.size(), err, sizeof err), 0);
+  EXPECT_THROW(los::protocol::decode_error(p), los::protocol::DecodeError);
+}
+
+// STARTS (the plugin reads it for squeue's expected start): the C decoder
+// applies the C++ decoder's rules (found reading both while fixing the above).
+TEST(PluginCodecAgreement, StartsFollowLosdsRules) {
+  auto verdicts = [](const los::protocol::PredictedStart& s, std::size_t patch_at = 0, std::uint8_t patch = 0) {
+    Bytes frame = los::protocol::encode(std::vector<los::protocol::PredictedStart>{s}, 1);
+    Bytes p(frame.begin() + LOS_FRAME_HEADER_SIZE, frame.end());
+    if (patch_at) p[patch_at] = patch;
+    los_predictions c{};
+    char err[256] = "";
+    const bool c_ok = los_decode_starts(p.data(), p.size(), &c, err, sizeof err) == 0;
+    los_predictions_free(&c);
+    bool cpp_ok = true;
+    try {
+      los::protocol::decode_starts(p);
+    } catch (const los::protocol::DecodeError&) {
+      cpp_ok = false;
+    }
+    return std::pair{c_ok, cpp_ok};
+  };
+  los::protocol::PredictedStart s;
+  s.partition = "batch";
+  s.job = 7;
+  s.size = 2;
+  s.start = 100;
+  EXPECT_EQ(verdicts(s), std::pair(true, true));
+  // count(4) + name length(2): "batch" -> "b\0tch"
+  EXPECT_EQ(verdicts(s, 4 + 2 + 1, 0), std::pair(false, false)) << "NUL in the partition name";
+  const std::size_t job_top = 4 + 2 + 5 + 7, user_top = job_top + 4, size_top = user_top + 4, start_top = size_top + 16;
+  EXPECT_EQ(verdicts(s, job_top, 0x80), std::pair(false, false)) << "job id 2^63";
+  EXPECT_EQ(verdicts(s, user_top, 0x80), std::pair(false, false)) << "user 2^31";
+  EXPECT_EQ(verdicts(s, size_top, 0x80), std::pair(false, false)) << "size 2^31";
+  EXPECT_EQ(verdicts(s, start_top, 0x80), std::pair(false, false)) << "start negative, not -1";
+  s.start = los::kTimeInfinity;
+  EXPECT_EQ(verdicts(s), std::pair(true, true)) << "start unknown (-1)";
 }
 
 TEST(PluginCodecAgreement, LosdNeverSendsAWakeupThePluginRefuses) {

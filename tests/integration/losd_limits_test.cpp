@@ -32,6 +32,7 @@
 #include <thread>
 #include <vector>
 
+#include "as_user.hpp"
 #include "losd_process.hpp"
 #include "protocol/client.hpp"
 #include "test_support.hpp"
@@ -44,82 +45,11 @@ using protocol::Client;
 using std::chrono::milliseconds;
 using std::chrono::seconds;
 using std::chrono::steady_clock;
+using test::AsUser;
+using test::kNobody;
+using test::open_directory_to_others;
 
 const std::string kLosd = std::string(LOS_BIN_DIR) + "/losd";
-constexpr uid_t kNobody = 65534;
-
-// A forked child running as `uid`: it runs `work`, which may keep connections
-// in `held`, writes the returned line to the parent, and keeps what it holds
-// open until release() (or the destructor).
-class AsUser {
- public:
-  using Work = std::function<std::string(std::vector<Client>& held)>;
-
-  AsUser(uid_t uid, const Work& work) {
-    int report[2];
-    int hold[2];
-    if (::pipe(report) != 0 || ::pipe(hold) != 0) throw std::runtime_error("pipe failed");
-    pid_ = ::fork();
-    if (pid_ < 0) throw std::runtime_error("fork failed");
-    if (pid_ == 0) {
-      ::close(report[0]);
-      ::close(hold[1]);
-      std::string line;
-      std::vector<Client> held;
-      if (::setresgid(kNobody, kNobody, kNobody) != 0 || ::setresuid(uid, uid, uid) != 0) {
-        line = "setresuid failed";
-      } else {
-        try {
-          line = work(held);
-        } catch (const std::exception& e) {
-          line = std::string("error: ") + e.what();
-        }
-      }
-      line += '\n';
-      if (::write(report[1], line.data(), line.size()) < 0) ::_exit(2);
-      char byte;
-      while (::read(hold[0], &byte, 1) > 0) {
-      }
-      ::_exit(0);
-    }
-    ::close(report[1]);
-    ::close(hold[0]);
-    report_fd_ = report[0];
-    hold_fd_ = hold[1];
-  }
-  ~AsUser() { release(); }
-  AsUser(const AsUser&) = delete;
-  AsUser& operator=(const AsUser&) = delete;
-
-  // The child's line (without the newline), once its work is done.
-  std::string report() {
-    std::string line;
-    pollfd p{report_fd_, POLLIN, 0};
-    char c;
-    while (::poll(&p, 1, 60000) == 1 && ::read(report_fd_, &c, 1) == 1 && c != '\n') line += c;
-    return line;
-  }
-
-  // Closes everything the child holds and reaps it.
-  void release() {
-    if (pid_ <= 0) return;
-    ::close(hold_fd_);
-    ::close(report_fd_);
-    ::waitpid(pid_, nullptr, 0);
-    pid_ = -1;
-  }
-
- private:
-  pid_t pid_ = -1;
-  int report_fd_ = -1;
-  int hold_fd_ = -1;
-};
-
-// mkdtemp made losd's directory 0700: let nobody reach the query socket.
-void open_directory_to_others(const test::LosdProcess& losd) {
-  std::filesystem::permissions(std::filesystem::path(losd.query_socket()).parent_path(),
-                               std::filesystem::perms::owner_all | std::filesystem::perms::others_exec);
-}
 
 // Opens `n` query connections and handshakes on each: "ok=A refused=R first=MESSAGE".
 std::string open_query_connections(const std::string& socket, int n, std::vector<Client>& held) {
@@ -425,8 +355,13 @@ bool read_to_eof(int fd, std::string& out, milliseconds timeout) {
 TEST(LosdLimits, AStalledHttpClientDoesNotHoldMetrics) {
   const int port = test::free_tcp_port();
   test::LosdProcess losd(kLosd, "metrics:\n  listen: \"127.0.0.1:" + std::to_string(port) + "\"\n");
-  // An HTTP request that never ends.
-  const int stalled = test::connect_tcp(port);
+  // An HTTP request that never ends. The listener may open a moment after
+  // the sockets (slower under a sanitizer): retry the first connect.
+  int stalled = -1;
+  for (const auto until = steady_clock::now() + seconds(10); stalled < 0 && steady_clock::now() < until;) {
+    stalled = test::connect_tcp(port);
+    if (stalled < 0) std::this_thread::sleep_for(milliseconds(50));
+  }
   ASSERT_GE(stalled, 0);
   const std::string half = "GET /metrics HTTP/1.1\r\nHost: local";
   ASSERT_EQ(::send(stalled, half.data(), half.size(), 0), static_cast<ssize_t>(half.size()));

@@ -6,9 +6,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <zlib.h>
+
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <stdexcept>
 
 #include "policy/registry.hpp"
@@ -35,9 +39,48 @@ Workload workload(int units, std::vector<Job> jobs) {
   return w;
 }
 
+namespace {
+
+// The trace's header and first `jobs` records in a plain file, written once
+// per process tree (atomically: tests run in parallel).
+std::string trace_prefix(const std::filesystem::path& trace, long jobs) {
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("los-trace-prefix-" + std::to_string(jobs));
+  std::string name = trace.filename().string();
+  if (name.ends_with(".gz")) name.resize(name.size() - 3);
+  const std::filesystem::path out = dir / name;
+  if (std::filesystem::exists(out)) return out.string();
+  std::filesystem::create_directories(dir);
+  gzFile in = gzopen(trace.c_str(), "rb");
+  if (!in) throw std::runtime_error("cannot read " + trace.string());
+  const std::filesystem::path part = out.string() + "." + std::to_string(::getpid());
+  {
+    std::ofstream o(part);
+    std::vector<char> line(1 << 16);
+    long records = 0;
+    while (records < jobs && gzgets(in, line.data(), static_cast<int>(line.size()))) {
+      const std::string text(line.data());
+      const std::size_t first = text.find_first_not_of(" \t\r\n");
+      if (first != std::string::npos && text[first] != ';') ++records;
+      o << text;
+    }
+  }
+  gzclose(in);
+  std::filesystem::rename(part, out);
+  return out.string();
+}
+
+// The path a test reads for `trace`: itself, or its prefix under LOS_TEST_TRACE_JOBS.
+std::string trace_for_test(const std::filesystem::path& trace) {
+  const char* jobs = std::getenv("LOS_TEST_TRACE_JOBS");
+  return jobs && std::atol(jobs) > 0 ? trace_prefix(trace, std::atol(jobs)) : trace.string();
+}
+
+}  // namespace
+
 std::string shared_trace(const std::string& file) {
   const std::filesystem::path p = std::filesystem::path(LOS_SHARED_DIR) / "traces" / file;
-  return std::filesystem::exists(p) ? p.string() : std::string();
+  return std::filesystem::exists(p) ? trace_for_test(p) : std::string();
 }
 
 std::vector<std::string> shared_traces() {
@@ -46,7 +89,7 @@ std::vector<std::string> shared_traces() {
   if (!std::filesystem::is_directory(dir)) return out;
   for (const auto& e : std::filesystem::directory_iterator(dir)) {
     const std::string name = e.path().filename().string();
-    if (name.find(".swf") != std::string::npos) out.push_back(e.path().string());
+    if (name.find(".swf") != std::string::npos) out.push_back(trace_for_test(e.path()));
   }
   std::sort(out.begin(), out.end());
   return out;

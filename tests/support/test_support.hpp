@@ -18,9 +18,13 @@ Job job(JobId id, Time submit, int size, Time estimate, Time runtime = -1, int u
 Workload workload(int units, std::vector<Job> jobs);
 
 // Path of a shared trace, or "" when ../shared/traces is absent (tests skip then).
+// With LOS_TEST_TRACE_JOBS=N in the environment (the sanitizer builds of
+// scripts/test-hardening.sh), a plain-text copy of the trace's header and its
+// first N job records instead: whole-trace tests then check the same
+// properties on a prefix.
 std::string shared_trace(const std::string& file);
 
-// All shared SWF traces present.
+// All shared SWF traces present (prefixes under LOS_TEST_TRACE_JOBS).
 std::vector<std::string> shared_traces();
 
 // Simulates `policy_spec` on `w` and returns the outcome per job id order of w.

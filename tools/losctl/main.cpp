@@ -241,13 +241,15 @@ void print_starts(const std::vector<los::protocol::PredictedStart>& starts, std:
   }
   for (const auto& s : starts) {
     if (user && s.user != *user) continue;
-    const std::string name = user_name(s.user);
+    // PrivateData=users: losd hides other users' uids.
+    const bool hidden = s.user == static_cast<int>(LOS_USER_HIDDEN);
+    const std::string name = hidden ? "-" : user_name(s.user);
     if (json) {
       doc.push_back(
           {{"job", s.job},
            {"partition", s.partition},
-           {"uid", s.user},
-           {"user", name},
+           {"uid", hidden ? nlohmann::json() : nlohmann::json(s.user)},
+           {"user", hidden ? nlohmann::json() : nlohmann::json(name)},
            {"nodes", s.size},
            {"submit", s.submit},
            {"start", epoch(s.start)},
