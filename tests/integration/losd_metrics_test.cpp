@@ -71,7 +71,8 @@ protocol::SnapshotMessage snapshot(std::uint64_t seq, Time now, const std::vecto
   m.after_fallback = after_fallback;
   Snapshot p;
   p.partition = "p";
-  for (int i = 0; i < 4; ++i) p.nodes.push_back({"n" + std::to_string(i), Node::State::Idle});
+  // std::string("n").append(), not "n" + ...: GCC 12 warns (-Wrestrict, a false positive) on the latter here.
+  for (int i = 0; i < 4; ++i) p.nodes.push_back({std::string("n").append(std::to_string(i)), Node::State::Idle});
   int next = 0;
   for (const Running& r : running) {
     RunningJob j;
