@@ -31,6 +31,8 @@ class Context {
   void only(const YAML::Node& map, const std::string& prefix, std::initializer_list<const char*> known) const {
     if (!map.IsMap()) fail(map, prefix.empty() ? "(top level)" : prefix, "expected a mapping");
     for (const auto& kv : map) {
+      // A complex key ("? a: b") is a mapping, not a name: refused, not thrown as a bad conversion.
+      if (!kv.first.IsScalar()) fail(kv.first, prefix.empty() ? "(top level)" : prefix, "a key must be a plain name");
       const std::string key = kv.first.as<std::string>();
       bool ok = false;
       for (const char* k : known) ok = ok || key == k;
@@ -114,6 +116,7 @@ class Context {
       }
       if (!parameters->IsMap()) fail(*parameters, where, "expected a mapping of parameter: value");
       for (const auto& kv : *parameters) {
+        if (!kv.first.IsScalar()) fail(kv.first, where, "a key must be a plain name");
         const std::string pk = kv.first.as<std::string>();
         spec += ":" + pk + "=" + string(kv.second, join(where, pk));
       }
@@ -156,14 +159,10 @@ const std::string& DaemonConfig::policy_for(const std::string& partition) const 
   return it == partitions.end() ? default_policy : it->second;
 }
 
-DaemonConfig parse_config(const std::string& text, const std::string& source) {
-  const Context ctx(source);
-  YAML::Node root;
-  try {
-    root = YAML::Load(text);
-  } catch (const YAML::Exception& e) {
-    throw ConfigError(source + ":" + std::to_string(e.mark.line + 1) + ": not valid YAML: " + e.msg);
-  }
+namespace {
+
+// The configuration in `root`, key by key (parse_config's checks).
+DaemonConfig config_from(const Context& ctx, const YAML::Node& root, const std::string& source) {
   DaemonConfig c;
   c.source = source;
   if (root.IsNull()) return c;  // an empty file: every default
@@ -249,6 +248,7 @@ DaemonConfig parse_config(const std::string& text, const std::string& source) {
   if (const YAML::Node parts = root["partitions"]) {
     if (!parts.IsMap()) ctx.fail(parts, "partitions", "expected a mapping of partition name to settings");
     for (const auto& kv : parts) {
+      if (!kv.first.IsScalar()) ctx.fail(kv.first, "partitions", "a partition name must be a plain name");
       const std::string name = kv.first.as<std::string>();
       const std::string key = "partitions." + name;
       if (name.empty() || name.size() > LOS_MAX_STRING) ctx.fail(kv.first, key, "bad partition name");
@@ -265,6 +265,25 @@ DaemonConfig parse_config(const std::string& text, const std::string& source) {
     throw ConfigError(source + ": plugin_socket.path, query_socket.path and admin_socket.path must differ");
   }
   return c;
+}
+
+}  // namespace
+
+DaemonConfig parse_config(const std::string& text, const std::string& source) {
+  const Context ctx(source);
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    throw ConfigError(source + ":" + std::to_string(e.mark.line + 1) + ": not valid YAML: " + e.msg);
+  }
+  try {
+    return config_from(ctx, root, source);
+  } catch (const YAML::Exception& e) {
+    // Anything the key-by-key checks did not foresee (a value of an odd YAML
+    // type): still a clear error with the place, never an abort.
+    throw ConfigError(source + ":" + std::to_string(e.mark.line + 1) + ": unexpected YAML: " + e.msg);
+  }
 }
 
 DaemonConfig load_config(const std::string& path) {

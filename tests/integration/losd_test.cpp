@@ -711,6 +711,17 @@ TEST(LosdConfig, CheckConfigNamesTheKeyAndLine) {
   EXPECT_EQ(r.status, 1);
   EXPECT_NE(r.output.find(":2: plugin_socket.mode:"), std::string::npos) << r.output;
 
+  // Complex keys ("? a: b", found by fuzz_config in CI): a clear error, never an abort.
+  r = check("limits:\n? maxlien: 0\n");
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_NE(r.output.find(":2: (top level): a key must be a plain name"), std::string::npos) << r.output;
+  r = check("partitions:\n  ? [a, b]\n  : {policy: easy}\n");
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_NE(r.output.find("partitions: a partition name must be a plain name"), std::string::npos) << r.output;
+  r = check("limits:\n  ? {x: 1}\n  : 2\n");
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_NE(r.output.find(":2: limits: a key must be a plain name"), std::string::npos) << r.output;
+
   r = check("query_socket:\n  path: /run/los/plugin.sock\n");
   EXPECT_EQ(r.status, 1);
   EXPECT_NE(r.output.find("must differ"), std::string::npos) << r.output;
