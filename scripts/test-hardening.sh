@@ -57,7 +57,7 @@ asan() {
   cmake -S . -B build-asan -DLOS_SANITIZE=address,undefined "${sanitizer_options[@]}" "${common_options[@]}" \
     >/dev/null
   cmake --build build-asan -j"$jobs" --target los_unit_tests los_integration_tests los_plugin_core_tests losd losctl \
-    los-sim sa-experiments
+    los-sim sa-experiments sa-submit
   # Left out: the flood test compares latencies (a sanitizer's overhead is not
   # losd's); and the tests whose sanity checks need a whole trace, which a
   # 2,000-job prefix does not meet although every invariant holds on it
