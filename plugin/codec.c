@@ -312,7 +312,7 @@ int los_decode_starts(const uint8_t* payload, size_t len, struct los_predictions
     }
     /* The rules of losd's decoder, so both read the same message or refuse. */
     if (memchr(part, '\0', plen) || p->job > LOS_JOB_ID_MAX || user > INT32_MAX || p->size > INT32_MAX ||
-        (p->start < 0 && p->start != LOS_START_UNKNOWN)) {
+        (p->start != LOS_START_UNKNOWN && (p->start < 0 || p->start > LOS_TIME_MAX))) {
       los_set_err(err, errlen,
                   "STARTS: entry %u: NUL in the partition name, or job id, user, size or start out of range", i);
       los_predictions_free(out);

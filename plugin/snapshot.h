@@ -55,7 +55,7 @@ struct los_partition {
 struct los_snapshot {
   uint64_t seq;
   int64_t now;
-  uint8_t flags; /* LOS_SNAPSHOT_RESYNC, _PRIVATE_JOBS, _PRIVATE_USERS */
+  uint8_t flags; /* LOS_SNAPSHOT_RESYNC, _FALLBACK, _PRIVATE_JOBS, _PRIVATE_USERS */
   uint32_t partition_count, partition_cap;
   struct los_partition* partitions;
 };

@@ -59,8 +59,7 @@ asan() {
   cmake --build build-asan -j"$jobs" --target los_unit_tests los_integration_tests los_plugin_core_tests losd losctl \
     los-sim sa-experiments sa-submit
   # Left out: the man pages (not a sanitizer matter; their test needs the
-  # man_pages target), the flood test, which compares latencies (a sanitizer's overhead is not
-  # losd's); and the tests whose sanity checks need a whole trace, which a
+  # man_pages target); and the tests whose sanity checks need a whole trace, which a
   # 2,000-job prefix does not meet although every invariant holds on it
   # ("some job got a reservation", "tabu searched", "seeds differ", Lublin's
   # statistics against the reference trace).
@@ -68,7 +67,7 @@ asan() {
   whole_trace+='|TabuPolicy\.RunsAreReproducibleAndSeedMatters|TabuPolicy\.SafeNeverStartsAJobAfterItsFirstReservation'
   whole_trace+='|Lublin\.MatchesTheReferenceImplementationsTrace'
   LOS_TEST_TRACE_JOBS=${LOS_TEST_TRACE_JOBS:-2000} \
-    ctest --test-dir build-asan -LE "cluster|man" -E "LosdFlood|$whole_trace" -j"$jobs" --output-on-failure
+    ctest --test-dir build-asan -LE "cluster|man" -E "$whole_trace" -j"$jobs" --output-on-failure
 }
 
 tsan() {

@@ -16,9 +16,10 @@ class Writer {
   void u64(std::uint64_t v) { put(v, 8); }
   void i64(std::int64_t v) { put(static_cast<std::uint64_t>(v), 8); }
   // Times: kTimeInfinity travels as LOS_START_UNKNOWN (-1).
-  void time(Time t) { i64(t >= kTimeInfinity ? LOS_START_UNKNOWN : t); }
-  // A wake-up past kTimeMax is no timer (-1): decoders refuse larger times.
-  void wakeup(Time t) { i64(t > kTimeMax ? LOS_START_UNKNOWN : t); }
+  // A time that may be unknown (a predicted start, a slot's end, the wake-up):
+  // anything past kTimeMax, infinity included, goes as -1, because decoders
+  // refuse larger times.
+  void time(Time t) { i64(t > kTimeMax ? LOS_START_UNKNOWN : t); }
   void str(const std::string& s) {
     if (s.size() > LOS_MAX_STRING) {
       throw std::length_error("string field of " + std::to_string(s.size()) + " bytes exceeds " +
@@ -50,10 +51,12 @@ class Reader {
   std::uint32_t u32(const char* what) { return static_cast<std::uint32_t>(get(4, what)); }
   std::uint64_t u64(const char* what) { return get(8, what); }
   std::int64_t i64(const char* what) { return static_cast<std::int64_t>(get(8, what)); }
+  // A time that may be unknown: LOS_START_UNKNOWN (read as kTimeInfinity) or
+  // in [0, kTimeMax]. The plugin's C decoder applies the same rule.
   Time time(const char* what) {
     const std::int64_t t = i64(what);
     if (t == LOS_START_UNKNOWN) return kTimeInfinity;
-    if (t < 0) fail(std::string(what) + " is negative (" + std::to_string(t) + ")");
+    if (t < 0 || t > kTimeMax) fail(std::string(what) + " " + std::to_string(t) + " is neither -1 nor in [0, 2^50 s]");
     return t;
   }
   // A time or duration from a peer, in [lo, kTimeMax]: larger ones would
@@ -64,14 +67,6 @@ class Reader {
       fail(whose + (whose.empty() ? "" : ": ") + what + " " + std::to_string(t) + " outside [" + std::to_string(lo) +
            ", 2^50 s]");
     }
-    return t;
-  }
-  // The wake-up of DECISIONS: LOS_START_UNKNOWN (no timer) or a time in
-  // [0, kTimeMax]; the plugin's C decoder applies the same rule.
-  Time wakeup(const char* what) {
-    const std::int64_t t = i64(what);
-    if (t == LOS_START_UNKNOWN) return kTimeInfinity;
-    if (t < 0 || t > kTimeMax) fail(std::string(what) + " " + std::to_string(t) + " is neither -1 nor in [0, 2^50 s]");
     return t;
   }
   // An int field that must lie in [lo, hi].
@@ -395,7 +390,7 @@ SnapshotMessage decode_snapshot(std::span<const std::uint8_t> payload) {
 Bytes encode(const DecisionsMessage& m, std::uint32_t request_id) {
   Writer w;
   w.u64(m.seq);
-  w.wakeup(m.wakeup);
+  w.time(m.wakeup);
   w.count(m.decisions.size());
   for (const WireDecision& d : m.decisions) {
     w.u8(decision_code(d.kind));
@@ -412,7 +407,7 @@ DecisionsMessage decode_decisions(std::span<const std::uint8_t> payload) {
   Reader r(payload, "DECISIONS");
   DecisionsMessage m;
   m.seq = r.u64("sequence number");
-  m.wakeup = r.wakeup("wakeup");
+  m.wakeup = r.time("wakeup");
   const std::size_t n = r.count("decision count", 16);
   m.decisions.resize(n);
   for (WireDecision& d : m.decisions) {

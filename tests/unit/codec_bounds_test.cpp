@@ -1,7 +1,10 @@
 // The C++ decoder bounds what a peer sends (issue 19): times past 2^50 s,
 // which overflowed the planner's sums (heap-use-after-free in losd), empty
-// node names, and out-of-range wake-ups are refused naming the field.
+// node names, and out-of-range wake-ups and predicted starts are refused
+// naming the field.
 #include <gtest/gtest.h>
+
+#include <cstring>
 
 #include "protocol/codec.hpp"
 
@@ -115,6 +118,41 @@ TEST(CodecBounds, WakeupIsNoTimerOrABoundedTime) {
   // value the plugin would refuse.
   EXPECT_EQ(round_trip(kTimeMax + 1), kTimeInfinity);
   EXPECT_THROW(round_trip(-5), DecodeError);
+}
+
+// Every time that may be unknown (STARTS, PLAN) follows the wake-up's rule:
+// -1 or [0, 2^50 s]. A value in between, e.g. the planner's infinity sent
+// as a number, was read by losd's decoder as "unknown" and by the plugin's
+// as a date 73 million years away (found by fuzz_codec_differential).
+TEST(CodecBounds, PredictedStartIsUnknownOrABoundedTime) {
+  auto round_trip = [](Time start) {
+    PredictedStart p;
+    p.partition = "batch";
+    p.job = 9;
+    p.size = 1;
+    p.start = start;
+    const Bytes f = encode(std::vector<PredictedStart>{p});
+    return decode_starts(std::span<const std::uint8_t>(f).subspan(LOS_FRAME_HEADER_SIZE)).at(0).start;
+  };
+  EXPECT_EQ(round_trip(kTimeMax), kTimeMax);
+  EXPECT_EQ(round_trip(kTimeInfinity), kTimeInfinity);
+  EXPECT_EQ(round_trip(kTimeMax + 1), kTimeInfinity);
+  // The same message with the start patched to a number past the bound.
+  PredictedStart p;
+  p.partition = "batch";
+  p.job = 9;
+  p.size = 1;
+  p.start = 1234;
+  Bytes f = encode(std::vector<PredictedStart>{p});
+  const std::int64_t past = kTimeInfinity;
+  // The start is the entry's last i64, before the reserved flag.
+  std::memcpy(f.data() + f.size() - 9, &past, sizeof past);
+  try {
+    decode_starts(std::span<const std::uint8_t>(f).subspan(LOS_FRAME_HEADER_SIZE));
+    FAIL() << "a predicted start past 2^50 s was accepted";
+  } catch (const DecodeError& e) {
+    EXPECT_NE(std::string(e.what()).find("predicted start"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace
