@@ -25,6 +25,17 @@ ForecastCache::~ForecastCache() {
 
 void ForecastCache::invalidate(const std::string& partition) { ++epochs_[partition]; }
 
+void ForecastCache::drop(const std::string& partition) {
+  const auto it = entries_.find(partition);
+  if (it != entries_.end() && !it->second.waiters.empty()) {
+    it->second.dropped = true;
+    ++epochs_[partition];
+    return;
+  }
+  if (it != entries_.end()) entries_.erase(it);
+  epochs_.erase(partition);
+}
+
 const ForecastCache::Forecast& ForecastCache::result(const std::string& partition) {
   return entries_[partition].forecast;
 }
@@ -39,6 +50,7 @@ void ForecastCache::request(const PartitionScheduler& sched, const ForecastOptio
   // request too (possibly from the snapshot before the latest), so a flood
   // of STARTS cannot queue up forecasts and snapshot copies.
   const bool computing = !entry.waiters.empty();
+  entry.dropped = false;  // the partition is back
   entry.waiters.push_back(std::move(ready));
   if (computing) return;
   entry.epoch = epoch;
@@ -64,6 +76,10 @@ void ForecastCache::request(const PartitionScheduler& sched, const ForecastOptio
       entry.ready = true;
       std::vector<std::function<void()>> waiters;
       waiters.swap(entry.waiters);
+      if (entry.dropped) {
+        entries_.erase(name);
+        epochs_.erase(name);
+      }
       for (auto& w : waiters) w();
     });
   });

@@ -39,6 +39,10 @@ class ForecastCache {
 
   // The partition's forecast no longer matches it (every step and policy switch).
   void invalidate(const std::string& partition);
+  // The partition left the snapshot: its entry goes (once a computation in
+  // flight has answered its waiters), so a site that renames partitions does
+  // not accumulate forecasts.
+  void drop(const std::string& partition);
   // Calls `ready` on the loop once the forecast of `sched`'s latest snapshot
   // (which must exist) is available: at once if it is, else when the running
   // or a new computation ends. A computation that ends after a newer
@@ -46,6 +50,8 @@ class ForecastCache {
   void request(const PartitionScheduler& sched, const ForecastOptions& options, std::function<void()> ready);
   // The latest forecast of a partition (empty if none was requested).
   const Forecast& result(const std::string& partition);
+  // How many partitions the cache holds anything for.
+  std::size_t partitions() const { return entries_.size(); }
 
  private:
   struct Entry {
@@ -53,6 +59,7 @@ class ForecastCache {
     Forecast forecast;
     std::vector<std::function<void()>> waiters;
     bool ready = false;
+    bool dropped = false;  // drop() came while computing: erase when it ends
   };
 
   boost::asio::io_context& loop_;

@@ -89,7 +89,7 @@ Reply RequestHandlers::hello(Role role, const protocol::Hello& h, std::uint32_t 
     log_.info("plugin handshake", {{"cluster", h.cluster}, {"slurm", h.slurm_version}, {"client", h.client}});
   }
   protocol::HelloOk ok;
-  ok.daemon_version = kDaemonVersion;
+  ok.daemon_version = daemon_version();
   ok.cluster = config_.cluster;
   ok.max_payload = payload_limit(role, config_.max_payload_bytes);
   return Reply::handshake_done(protocol::encode(ok, id));
@@ -119,7 +119,7 @@ Bytes RequestHandlers::snapshot(std::span<const std::uint8_t> payload, std::size
     }
     log_.info("partition dropped",
               {{"partition", it->first}, {"policy", it->second->policy_name()}, {"reason", "not in the snapshot"}});
-    forecasts_.invalidate(it->first);
+    forecasts_.drop(it->first);
     metrics_.partition_dropped(it->first);
     it = partitions_.erase(it);
   }
@@ -194,7 +194,7 @@ void RequestHandlers::report(const protocol::Report& r) {
 
 Bytes RequestHandlers::status(std::uint32_t id) const {
   protocol::Status s;
-  s.daemon_version = kDaemonVersion;
+  s.daemon_version = daemon_version();
   s.cluster = config_.cluster;
   s.slurm_version = slurm_version_;
   s.plugin_connected = server_.plugin_connections > 0;

@@ -20,11 +20,12 @@
 #include "partition_scheduler.hpp"
 #include "protocol/codec.hpp"
 #include "request.hpp"
+#include "util/version.hpp"
 
 namespace los::daemon {
 
 // What losd calls itself in HELLO_OK, STATUS and --version.
-inline constexpr const char* kDaemonVersion = "losd " LOS_VERSION;
+inline std::string daemon_version() { return std::string("losd ") + kVersion; }
 
 // The partitions seen so far, by name, each with its scheduler.
 using Partitions = std::map<std::string, std::unique_ptr<PartitionScheduler>>;

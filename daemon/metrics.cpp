@@ -12,6 +12,7 @@
 #include <prometheus/text_serializer.h>
 
 #include "session.hpp"
+#include "util/version.hpp"
 
 namespace los::daemon {
 
@@ -157,7 +158,7 @@ Metrics::Metrics()
       .Name("los_build_info")
       .Help("losd's version and protocol version; always 1")
       .Register(*registry_)
-      .Add({{"version", LOS_VERSION}, {"protocol", std::to_string(LOS_PROTOCOL_VERSION)}})
+      .Add({{"version", kVersion}, {"protocol", std::to_string(LOS_PROTOCOL_VERSION)}})
       .Set(1);
   // Present from the start so a scrape sees zeros, not absent series.
   reloads_.Add({{"result", "ok"}});

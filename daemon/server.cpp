@@ -194,7 +194,7 @@ void Server::wait_signal() {
 void Server::run() {
   sd_notify(0, "READY=1\nSTATUS=serving");
   log_.info("ready",
-            {{"version", kDaemonVersion}, {"config", config_.source}, {"default_policy", config_.default_policy}});
+            {{"version", daemon_version()}, {"config", config_.source}, {"default_policy", config_.default_policy}});
   io_.run();
 }
 

@@ -70,7 +70,8 @@ take() {
   done
 }
 take losd usr/sbin/losd usr/bin/losctl lib/systemd/system/losd.service etc/los/losd.yaml \
-  usr/share/doc/losd/examples/losd.defaults.yaml usr/share/doc/losd/examples/losd.example.yaml
+  usr/share/doc/losd/examples/losd.defaults.yaml usr/share/doc/losd/examples/losd.example.yaml \
+  usr/share/los/grafana usr/share/los/prometheus
 take slurm-sched-los "${plugin_dir#/}/sched_los.so"
 take sa-submit usr/bin/sa-submit
 # Man pages go with the executable (or file) they describe.

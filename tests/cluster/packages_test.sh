@@ -50,6 +50,12 @@ chmod 755 "$debs"
 log "build-debs.sh: $(basename -a "$debs"/*.deb | tr '\n' ' ')in $((SECONDS - started)) s"
 dpkg-deb -f "$debs"/slurm-sched-los_*.deb Depends | grep -q "slurmctld (= $(dpkg-query -W -f='${Version}' slurmctld))" \
   || fail "slurm-sched-los does not depend on exactly the installed slurmctld: $(dpkg-deb -f "$debs"/slurm-sched-los_*.deb Depends)"
+# The operators' files come with losd: every dashboard, the scrape and alert files.
+losd_files="$(dpkg-deb -c "$debs"/losd_*.deb | awk '{print $NF}')"
+for f in "$src"/conf/grafana/*.json "$src"/conf/prometheus/prometheus.yml "$src"/conf/prometheus/los-alerts.yml; do
+  want="./usr/share/los/$(basename "$(dirname "$f")")/$(basename "$f")"
+  grep -qx "$want" <<<"$losd_files" || fail "the losd package lacks $want"
+done
 # lintian checks the packages while the cluster part runs (it reads only the
 # .deb files); its verdict is awaited at the end.
 lintian --fail-on error "$debs"/*.deb >"$debs/lintian.out" 2>&1 &
