@@ -321,8 +321,12 @@ void los_cycle_run(struct los_cycle* cy, const struct los_options* o, const stru
   const int64_t apply_start = los_monotonic_us();
   if (dec.count) {
     ops->lock(ops->ctx);
+    const int shutting_down = ops->shutting_down && ops->shutting_down(ops->ctx);
     for (uint32_t i = 0; i < dec.count; ++i) {
-      apply_one(ops, &dec.items[i], &outcomes[i]);
+      if (shutting_down)
+        refuse(&outcomes[i], 0, "the scheduler is shutting down");
+      else
+        apply_one(ops, &dec.items[i], &outcomes[i]);
       if (outcomes[i].reason[0])
         ++skipped;
       else if (dec.items[i].kind == LOS_DECIDE_START)

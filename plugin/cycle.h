@@ -75,6 +75,11 @@ struct los_cycle_ops {
   void (*predict)(void* ctx, const struct los_predictions* starts, const struct los_snapshot* snap);
   /* One line of the plugin's log. */
   void (*log)(void* ctx, enum los_log_level level, const char* line);
+  /* Optional, asked under lock: nonzero once the scheduler is shutting down
+   * (slurmctld: slurmctld_config.shutdown_time). Nothing is applied then, as
+   * sched/backfill stops: a job started while slurmctld saves its state and
+   * exits would be recorded as running with its launch never sent. */
+  int (*shutting_down)(void* ctx);
 };
 
 /* The scheduler's update stamps (slurmctld: last_job/node/part_update). */

@@ -111,7 +111,8 @@ static void* los_agent(void* arg) {
     }
     pthread_mutex_unlock(&los.mutex);
     if (stop) break;
-    if (slurmctld_config.scheduling_disabled) continue;
+    /* as sched/backfill: nothing new while scheduling is off or slurmctld stops */
+    if (slurmctld_config.scheduling_disabled || slurmctld_config.shutdown_time) continue;
     if (!los_slurmctld_cycle_due(&cycle, next_forced)) continue;
     los_slurmctld_cycle(&cycle, &o);
     next_forced = los_monotonic_ms() + (int64_t)o.interval_s * 1000;

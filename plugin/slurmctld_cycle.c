@@ -748,6 +748,11 @@ static void log_to_slurmctld(void* ctx, enum los_log_level level, const char* li
   }
 }
 
+static int shutting_down(void* ctx) {
+  (void)ctx;
+  return slurmctld_config.shutdown_time != 0;
+}
+
 static const struct los_cycle_ops slurmctld_ops = {
     .ctx = NULL,
     .lock = lock_for_apply,
@@ -759,6 +764,7 @@ static const struct los_cycle_ops slurmctld_ops = {
     .requeue = requeue_job,
     .predict = apply_predictions,
     .log = log_to_slurmctld,
+    .shutting_down = shutting_down,
 };
 
 /* ---- the cycle -------------------------------------------------------- */

@@ -58,6 +58,7 @@ class FakeScheduler {
   int locks = 0;
   bool touched_unlocked = false;  // a job was looked up or acted on outside lock/unlock
   bool want_predictions = false;  // sets ops.predict
+  bool shutting_down = false;     // what ops.shutting_down answers
   std::vector<std::string> predicted;  // "partition:job@start" per prediction handed over
 
   void add(std::uint32_t id, std::uint32_t min_nodes, std::uint8_t state = LOS_JOB_PENDING) {
@@ -114,6 +115,11 @@ class FakeScheduler {
                                  std::to_string(snap->partition_count));
       };
     }
+    o.shutting_down = [](void* c) {
+      auto* s = self(c);
+      s->check_locked();
+      return s->shutting_down ? 1 : 0;
+    };
     o.log = [](void* c, los_log_level level, const char* line) {
       const char* tag = level == LOS_LOG_ERROR ? "E: " : level == LOS_LOG_INFO ? "I: " : "D: ";
       self(c)->log.push_back(tag + std::string(line));
@@ -280,6 +286,27 @@ TEST(PluginCycle, FallbackDecidesWhileLosdIsUnreachableAndNoJobStartsTwice) {
   EXPECT_EQ(sched.lines_with("seq=2 by=fifo pending=3 running=0 decisions=2 started=0 skipped=2").size(), 1u);
   EXPECT_EQ(cy.c.fallback_started, 2u);
   EXPECT_EQ(cy.c.seq, 2u);
+}
+
+// slurmctld received SIGTERM while the cycle waited for the decisions: none
+// is applied (a start now would be saved as running with its launch never
+// sent, and time out after the restart), each is logged as skipped.
+TEST(PluginCycle, NothingIsAppliedOnceTheSchedulerIsShuttingDown) {
+  const std::string path = temp_socket("cycle-shutdown");
+  unlink(path.c_str());
+  los_options o = options_for(path);
+  o.fallback = LOS_FALLBACK_FIFO;
+  Cycle cy;
+  FakeScheduler sched;
+  sched.shutting_down = true;
+  Snap snap;
+  stale_or_fresh_snapshot(snap, &sched);
+  run(cy, o, snap, sched);
+  EXPECT_TRUE(sched.actions.empty());
+  EXPECT_FALSE(sched.touched_unlocked);
+  EXPECT_EQ(sched.lines_with("the scheduler is shutting down").size(), 2u);
+  EXPECT_EQ(sched.lines_with("decisions=2 started=0 skipped=2").size(), 1u);
+  EXPECT_EQ(cy.c.fallback_started, 0u);
 }
 
 // While the fallback decides, its reservation for the first blocked job is
