@@ -26,6 +26,11 @@
 //      by the shadow time or fit in what is left of `extra` (EASY's rule).
 //      With queues far longer than C the thesis's LOS starves the jobs past
 //      the window that EASY would start at once; see docs/los.md.
+//   Also (issue 14, measured in docs/los.md, none the default): gate=fit|
+//   queue makes a step EASY's when the window misses jobs; keep=easy starts
+//   EASY's set from the window unless the selection fills gain% more;
+//   window=admissible counts only jobs the reservation allows;
+//   traceback=head-first breaks ties toward queue order.
 //
 // State: the profile of running jobs, kept from the snapshot's events and
 // rebuilt from the snapshot when the events do not explain it. The only

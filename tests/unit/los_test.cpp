@@ -423,8 +423,11 @@ TEST(LosPolicy, SimulatedHeadNeverStartsAfterItsShadowTime) {
     jobs.push_back(test::job(i + 1, i * 3, 1 + (i * 7) % 10, 5 + (i * 13) % 40, 3 + (i * 11) % 30));
   }
   const Workload w = test::workload(10, jobs);
-  for (const char* spec : {"los", "los-basic", "los-maxjobs", "los-maxsd", "los:traceback=selected-first",
-                           "los:head=once", "los:lookahead=2", "los:rest=easy", "los-maxsd:lookahead=3:rest=easy"}) {
+  for (const char* spec :
+       {"los", "los-basic", "los-maxjobs", "los-maxsd", "los:traceback=selected-first", "los:head=once",
+        "los:lookahead=2", "los:rest=easy", "los-maxsd:lookahead=3:rest=easy", "los:lookahead=3:gate=fit",
+        "los:lookahead=3:gate=queue:rest=easy", "los:keep=easy:rest=easy", "los:window=admissible:lookahead=2",
+        "los-maxjobs:traceback=head-first"}) {
     PolicyPtr p = make_policy(spec);
     InvariantChecker checker;
     const SimResult r = simulate(w, *p, {}, &checker);
