@@ -10,6 +10,7 @@
 #include <chrono>
 #include <filesystem>
 #include <random>
+#include <unordered_map>
 #include <vector>
 
 #include "policies/los.hpp"
@@ -170,8 +171,9 @@ BENCHMARK(BM_LosProduction_Solver)->Arg(0)->Arg(1)->ArgName("merit")->Iterations
 // 100 units end within 4 hours and one of 15,000 units ends at 4 hours, so
 // 10,000 are free now; the head (20,000 units) waits for the big one, and at
 // that shadow time 30,000 - 20,000 = 10,000 units are extra. 1,000 more jobs
-// are considered (lookahead=1000).
-Snapshot production_snapshot() {
+// are considered (lookahead=1000). The 10,000-waiting-jobs case has the same
+// machine with 10,000 jobs behind the head.
+Snapshot production_snapshot(int waiting = 1000) {
   std::mt19937_64 rng(20500);
   Snapshot s;
   s.now = 1000000;
@@ -193,7 +195,7 @@ Snapshot production_snapshot() {
   head.estimate = 3600;
   head.submit = s.now - 100;
   s.queue.push_back(head);
-  for (int i = 0; i < 1000; ++i) {
+  for (int i = 0; i < waiting; ++i) {
     Job j;
     j.id = 2 + i;
     j.size = draw_size(rng, 10000);
@@ -205,8 +207,8 @@ Snapshot production_snapshot() {
   return s;
 }
 
-void BM_LosProduction_Step(benchmark::State& state, const char* spec) {
-  const Snapshot s = production_snapshot();
+void BM_LosProduction_Step(benchmark::State& state, const char* spec, int waiting = 1000) {
+  const Snapshot s = production_snapshot(waiting);
   PolicyPtr p = make_policy(spec);
   std::size_t started = 0;
   for (auto _ : state) {
@@ -214,10 +216,10 @@ void BM_LosProduction_Step(benchmark::State& state, const char* spec) {
     started = r.decisions.size();
     benchmark::DoNotOptimize(r);
   }
+  std::unordered_map<JobId, int> size_of;
+  for (const Job& j : s.queue) size_of[j.id] = j.size;
   std::int64_t used = 0;
-  for (const Job& j : s.queue) {
-    for (const Decision& d : p->step(s).decisions) used += d.job == j.id ? j.size : 0;
-  }
+  for (const Decision& d : p->step(s).decisions) used += size_of[d.job];
   const std::vector<PlannedStart> res = p->reservations();
   state.counters["started"] = static_cast<double>(started);
   state.counters["units_started"] = static_cast<double>(used);
@@ -227,6 +229,19 @@ BENCHMARK_CAPTURE(BM_LosProduction_Step, los, "los:lookahead=1000")->Unit(benchm
 BENCHMARK_CAPTURE(BM_LosProduction_Step, los_maxjobs, "los-maxjobs:lookahead=1000")->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_LosProduction_Step, los_maxsd, "los-maxsd:lookahead=1000")->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_LosProduction_Step, los_selected_first, "los:lookahead=1000:traceback=selected-first")
+    ->Unit(benchmark::kMillisecond);
+// 10,000 waiting jobs: the window (C = 50 or 1,000), then the rest of the
+// queue walked in EASY's order; EASY itself for comparison.
+BENCHMARK_CAPTURE(BM_LosProduction_Step, q10k_easy, "easy", 10000)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_LosProduction_Step, q10k_los, "los", 10000)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_LosProduction_Step, q10k_los_rest_easy, "los:rest=easy", 10000)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_LosProduction_Step, q10k_los_gate_fit, "los:gate=fit:rest=easy", 10000)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_LosProduction_Step, q10k_los_maxsd_rest_easy, "los-maxsd:rest=easy", 10000)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_LosProduction_Step, q10k_los_c1000, "los:lookahead=1000:rest=easy", 10000)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_LosProduction_Step, q10k_los_maxsd_c1000, "los-maxsd:lookahead=1000:rest=easy", 10000)
     ->Unit(benchmark::kMillisecond);
 
 // The whole SDSC-SP2 trace at offered load 0.9 (skipped without the trace).

@@ -74,6 +74,17 @@ StepResult LosPolicy::step(const Snapshot& snapshot) {
   if (!options_.use_extra) extra = 0;
   if (free_now <= 0) return result;
   const std::size_t window_begin = pos;
+  if (options_.gate != LosGate::None) {
+    const auto window = static_cast<std::size_t>(options_.lookahead);
+    std::size_t counted = 0;
+    for (std::size_t i = pos; i < queue.size() && counted <= window; ++i) {
+      counted += options_.gate == LosGate::Queue || queue[i].size <= free_now;
+    }
+    if (counted > window) {
+      backfill_rest(snapshot, window_begin, shadow, free_now, std::min<std::int64_t>(extra, free_now), result);
+      return result;
+    }
+  }
 
   // WQ': the next jobs that fit now, at most `lookahead` of them.
   problem_.jobs.clear();
@@ -86,6 +97,7 @@ StepResult LosPolicy::step(const Snapshot& snapshot) {
     LosCandidate c;
     c.size = j.size;
     c.ssize = (shadow >= kTimeInfinity || now + d <= shadow) ? 0 : j.size;
+    if (options_.window == LosWindow::Admissible && c.ssize > std::min<std::int64_t>(extra, free_now)) continue;
     c.merit = options_.merit == LosMerit::MaxJobs ? 1
               : merit_slowdown                    ? los_slowdown_merit(now, j.submit, j.estimate)
                                                   : 0;
@@ -98,7 +110,26 @@ StepResult LosPolicy::step(const Snapshot& snapshot) {
     problem_.extra = static_cast<int>(extra_left);
     problem_.traceback = options_.traceback;
     const LosSelection chosen = los_select(problem_);
-    for (std::size_t i : chosen.chosen) {
+    const std::vector<std::size_t>* starts = &chosen.chosen;
+    if (options_.keep == LosKeep::Easy) {
+      // EASY's walk over the same window; the selection replaces it only
+      // when it fills more than `gain` percent of the free units beyond it.
+      greedy_.clear();
+      std::int64_t free_left = free_now;
+      std::int64_t extra_greedy = extra_left;
+      for (std::size_t i = 0; i < problem_.jobs.size(); ++i) {
+        const LosCandidate& c = problem_.jobs[i];
+        if (c.size > free_left || c.ssize > extra_greedy) continue;
+        greedy_.push_back(i);
+        free_left -= c.size;
+        extra_greedy -= c.ssize;
+      }
+      const std::int64_t greedy_util = free_now - free_left;
+      if (chosen.key.util * 100 <= greedy_util * 100 + static_cast<std::int64_t>(options_.gain) * free_now) {
+        starts = &greedy_;
+      }
+    }
+    for (std::size_t i : *starts) {
       start_now(*candidates_[i], now, result);
       free_now -= problem_.jobs[i].size;
       extra_left -= problem_.jobs[i].ssize;
@@ -135,10 +166,17 @@ PolicyPtr make_variant(const ParamValues& values, bool use_extra, LosMerit merit
   o.use_extra = use_extra;
   o.merit = merit;
   o.lookahead = static_cast<int>(values.integer("lookahead"));
-  o.traceback =
-      values.choice("traceback") == "selected-first" ? LosTraceback::SelectedFirst : LosTraceback::BypassedFirst;
+  const std::string& traceback = values.choice("traceback");
+  o.traceback = traceback == "selected-first" ? LosTraceback::SelectedFirst
+                : traceback == "head-first"   ? LosTraceback::HeadFirst
+                                              : LosTraceback::BypassedFirst;
   o.head = values.choice("head") == "once" ? LosHead::Once : LosHead::Loop;
   o.rest = values.choice("rest") == "easy" ? LosRest::Easy : LosRest::None;
+  o.keep = values.choice("keep") == "easy" ? LosKeep::Easy : LosKeep::Optimal;
+  o.gain = static_cast<int>(values.integer("gain"));
+  o.window = values.choice("window") == "admissible" ? LosWindow::Admissible : LosWindow::Fit;
+  const std::string& gate = values.choice("gate");
+  o.gate = gate == "fit" ? LosGate::Fit : gate == "queue" ? LosGate::Queue : LosGate::None;
   return std::make_unique<LosPolicy>(o, values.canonical());
 }
 
@@ -147,12 +185,24 @@ PolicyPtr make_variant(const ParamValues& values, bool use_extra, LosMerit merit
 const ParamTable& los_parameters() {
   static const ParamTable table = {
       Param::integer("lookahead", LosOptions{}.lookahead, 1, 1000000, "waiting jobs the selection considers (C)"),
-      Param::choice("traceback", {"bypassed-first", "selected-first"}, "which of equally good sets is chosen"),
+      Param::choice("traceback", {"bypassed-first", "selected-first", "head-first"},
+                    "which of equally good sets is chosen"),
       Param::choice("head", {"loop", "once"},
                     "loop: start heads while they fit, then reserve; once: the thesis's literal single head start"),
       Param::choice("rest", {"none", "easy"},
                     "jobs past the lookahead window: none: never considered (the thesis); easy: backfilled after "
                     "the selection under the head's reservation, as EASY does"),
+      Param::choice("keep", {"optimal", "easy"},
+                    "optimal: start the selection's set (the thesis); easy: start the set EASY's queue-order walk "
+                    "starts from the window unless the selection fills more than gain% of the free units beyond it"),
+      Param::integer("gain", LosOptions{}.gain, 0, 100,
+                     "with keep=easy: percent of the free units the selection must fill beyond EASY's set"),
+      Param::choice("window", {"fit", "admissible"},
+                    "which jobs count towards lookahead: fit: those that fit now (the thesis); admissible: only "
+                    "those that could start under the head's reservation"),
+      Param::choice("gate", {"none", "fit", "queue"},
+                    "when a step is EASY's instead of the selection's: none: never (the thesis); fit: when more "
+                    "than lookahead waiting jobs fit now; queue: when more than lookahead jobs wait behind the head"),
   };
   return table;
 }

@@ -26,6 +26,11 @@
 //      by the shadow time or fit in what is left of `extra` (EASY's rule).
 //      With queues far longer than C the thesis's LOS starves the jobs past
 //      the window that EASY would start at once; see docs/los.md.
+//   Also (issue 14, measured in docs/los.md, none the default): gate=fit|
+//   queue makes a step EASY's when the window misses jobs; keep=easy starts
+//   EASY's set from the window unless the selection fills gain% more;
+//   window=admissible counts only jobs the reservation allows;
+//   traceback=head-first breaks ties toward queue order.
 //
 // State: the profile of running jobs, kept from the snapshot's events and
 // rebuilt from the snapshot when the events do not explain it. The only
@@ -47,6 +52,22 @@ enum class LosHead { Loop, Once };
 // backfills them after the selection, in queue order, under the same
 // protection of the blocked head's shadow time.
 enum class LosRest { None, Easy };
+// Which set the step starts from the window: Optimal, the selection's (the
+// thesis); Easy, the set EASY's queue-order walk starts from the same
+// window, unless the selection fills more than `gain` percent of the free
+// units beyond it.
+enum class LosKeep { Optimal, Easy };
+// Which waiting jobs count towards the window: Fit, those that fit in the
+// free units (the thesis); Admissible, only those that could start under the
+// head's reservation (end by the shadow time or fit in extra).
+enum class LosWindow { Fit, Admissible };
+
+// When a step is EASY's (queue-order backfill under the head's reservation,
+// no selection): None, never (the thesis); Fit, when more than `lookahead`
+// waiting jobs behind the blocked head fit now; Queue, when more than
+// `lookahead` jobs wait behind it, i.e. the selection runs only when its
+// window holds the whole queue.
+enum class LosGate { None, Fit, Queue };
 
 struct LosOptions {
   bool use_extra = true;  // false: los-basic
@@ -55,6 +76,10 @@ struct LosOptions {
   int lookahead = 50;  // C
   LosHead head = LosHead::Loop;
   LosRest rest = LosRest::None;
+  LosKeep keep = LosKeep::Optimal;
+  int gain = 0;  // percent of the free units; with keep = Easy
+  LosWindow window = LosWindow::Fit;
+  LosGate gate = LosGate::None;
 };
 
 class LosPolicy final : public Policy {
@@ -80,6 +105,7 @@ class LosPolicy final : public Policy {
   // Scratch reused between steps.
   LosProblem problem_;
   std::vector<const Job*> candidates_;
+  std::vector<std::size_t> greedy_;
   std::vector<JobId> started_;
 };
 

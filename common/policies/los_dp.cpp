@@ -158,8 +158,31 @@ void validate(const LosProblem& p) {
   }
 }
 
+namespace {
+
+// Head-First is Selected-First on the reversed window: walking from the
+// head, a job is taken whenever an equally good set with it (and the jobs
+// already taken) exists.
+template <typename Solve>
+LosSelection head_first(const LosProblem& p, Solve solve) {
+  LosProblem reversed;
+  reversed.jobs.assign(p.jobs.rbegin(), p.jobs.rend());
+  reversed.free_now = p.free_now;
+  reversed.extra = p.extra;
+  reversed.traceback = LosTraceback::SelectedFirst;
+  LosSelection out = solve(reversed);
+  for (std::size_t& i : out.chosen) i = p.jobs.size() - 1 - i;
+  std::sort(out.chosen.begin(), out.chosen.end());
+  return out;
+}
+
+}  // namespace
+
 LosSelection los_select_table(const LosProblem& p, LosTable* table) {
   validate(p);
+  if (p.traceback == LosTraceback::HeadFirst) {
+    return head_first(p, [table](const LosProblem& r) { return los_select_table(r, table); });
+  }
   const std::size_t q = p.jobs.size();
   const int n = p.free_now;
   const int K = p.extra;
@@ -227,6 +250,7 @@ LosSelection los_select_table(const LosProblem& p, LosTable* table) {
 
 LosSelection los_select(const LosProblem& p) {
   validate(p);
+  if (p.traceback == LosTraceback::HeadFirst) return head_first(p, [](const LosProblem& r) { return los_select(r); });
   LosSelection out;
   const int n = p.free_now;
   const int K = std::min(p.extra, n);  // sutil <= util <= n: planes past n repeat plane n

@@ -10,6 +10,10 @@
 //     whenever an equally good set exists without it;
 //   Selected-First (Algorithm 5): take a job whenever an equally good set
 //     exists with it.
+//   Head-First (ours): Selected-First walking from the head instead: take
+//     the first job whenever an equally good set exists with it, and so on
+//     in queue order (the lexicographically first optimal set). `table`
+//     then receives the table of the reversed window.
 // "No merit" is merit 0 for every job. Merits are integers so that ties are
 // exact and independent of summation order (the policy scales slowdowns to
 // micro-units).
@@ -40,7 +44,7 @@
 
 namespace los {
 
-enum class LosTraceback { BypassedFirst, SelectedFirst };
+enum class LosTraceback { BypassedFirst, SelectedFirst, HeadFirst };
 
 struct LosCandidate {
   int size = 0;            // >= 1

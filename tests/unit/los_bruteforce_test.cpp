@@ -6,6 +6,8 @@
 // set as a bit mask with job i at bit i, Bypassed-First returns the optimal
 // set with the smallest mask (from the tail, a job is left out whenever an
 // optimal set without it remains), Selected-First the one with the largest.
+// Head-First returns the one whose mask read from job 0 (bit-reversed) is
+// the largest: job 0 whenever an optimal set has it, then job 1, and so on.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -21,7 +23,14 @@ struct Oracle {
   LosKey best;
   std::uint32_t smallest_mask = 0;
   std::uint32_t largest_mask = 0;
+  std::uint32_t head_first_mask = 0;
 };
+
+std::uint32_t reversed(std::uint32_t mask, std::size_t bits) {
+  std::uint32_t r = 0;
+  for (std::size_t i = 0; i < bits; ++i) r |= (mask >> i & 1U) << (bits - 1 - i);
+  return r;
+}
 
 bool better(const LosKey& a, const LosKey& b) {
   if (a.util != b.util) return a.util > b.util;
@@ -44,10 +53,11 @@ Oracle brute_force(const LosProblem& p) {
     if (k.util > p.free_now || k.sutil > p.extra) continue;
     if (first || better(k, o.best)) {
       o.best = k;
-      o.smallest_mask = o.largest_mask = mask;
+      o.smallest_mask = o.largest_mask = o.head_first_mask = mask;
       first = false;
     } else if (k == o.best) {
       o.largest_mask = mask;  // masks ascend: the first optimum seen is the smallest
+      if (reversed(mask, p.jobs.size()) > reversed(o.head_first_mask, p.jobs.size())) o.head_first_mask = mask;
     }
   }
   return o;
@@ -100,9 +110,11 @@ TEST(LosBruteForce, BothSolversMatchExhaustiveSearchOnTwentyThousandInstances) {
     const Oracle o = brute_force(p);
     if (o.smallest_mask != o.largest_mask) ++with_ties;
     if (o.best.sutil > 0) ++with_extra_used;
-    for (LosTraceback rule : {LosTraceback::BypassedFirst, LosTraceback::SelectedFirst}) {
+    for (LosTraceback rule : {LosTraceback::BypassedFirst, LosTraceback::SelectedFirst, LosTraceback::HeadFirst}) {
       p.traceback = rule;
-      const std::uint32_t expected = rule == LosTraceback::BypassedFirst ? o.smallest_mask : o.largest_mask;
+      const std::uint32_t expected = rule == LosTraceback::BypassedFirst   ? o.smallest_mask
+                                     : rule == LosTraceback::SelectedFirst ? o.largest_mask
+                                                                           : o.head_first_mask;
       const LosSelection table = los_select_table(p);
       const LosSelection fast = los_select(p);
       for (const LosSelection* s : {&table, &fast}) {
@@ -117,9 +129,7 @@ TEST(LosBruteForce, BothSolversMatchExhaustiveSearchOnTwentyThousandInstances) {
         ASSERT_LE(reached.sutil, p.extra) << who << " instance " << n;
         ASSERT_EQ(reached, o.best) << who << " instance " << n;
         ASSERT_EQ(s->key, o.best) << who << " instance " << n;
-        ASSERT_EQ(mask_of(s->chosen), expected)
-            << who << " instance " << n
-            << (rule == LosTraceback::BypassedFirst ? " bypassed-first" : " selected-first");
+        ASSERT_EQ(mask_of(s->chosen), expected) << who << " instance " << n << " rule " << static_cast<int>(rule);
       }
     }
     ++instances;
@@ -138,7 +148,7 @@ TEST(LosBruteForce, ExtraAboveFreeUnitsIsTheSameAsExtraEqualToThem) {
     p.extra = p.free_now + std::uniform_int_distribution<int>(0, 20)(rng);
     LosProblem capped = p;
     capped.extra = p.free_now;
-    for (LosTraceback rule : {LosTraceback::BypassedFirst, LosTraceback::SelectedFirst}) {
+    for (LosTraceback rule : {LosTraceback::BypassedFirst, LosTraceback::SelectedFirst, LosTraceback::HeadFirst}) {
       p.traceback = capped.traceback = rule;
       ASSERT_EQ(los_select_table(p).chosen, los_select_table(capped).chosen);
       ASSERT_EQ(los_select(p).chosen, los_select_table(p).chosen);

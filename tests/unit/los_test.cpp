@@ -265,17 +265,100 @@ TEST(LosPolicy, RestEasyWithLookaheadOneIsEasy) {
     }
     return test::workload(16, jobs);
   }();
+  // Also EASY by their rules: gate=fit with C = 1 (a step with two jobs that
+  // fit is EASY's; with one, the selection starts it if admissible), and
+  // keep=easy with gain=100 (the selection never fills 100 % more).
   PolicyPtr easy = make_policy("easy");
-  PolicyPtr los = make_policy("los:lookahead=1:rest=easy");
   const SimResult a = simulate(w, *easy, {});
-  const SimResult b = simulate(w, *los, {});
-  ASSERT_EQ(a.jobs.size(), b.jobs.size());
-  std::size_t waited = 0;
-  for (std::size_t i = 0; i < a.jobs.size(); ++i) {
-    EXPECT_EQ(a.jobs[i].start, b.jobs[i].start) << "job " << a.jobs[i].job.id;
-    waited += a.jobs[i].start > a.jobs[i].job.submit;
+  for (const char* spec :
+       {"los:lookahead=1:rest=easy", "los:lookahead=1:gate=fit", "los-maxsd:keep=easy:gain=100:rest=easy"}) {
+    PolicyPtr los = make_policy(spec);
+    const SimResult b = simulate(w, *los, {});
+    ASSERT_EQ(a.jobs.size(), b.jobs.size());
+    std::size_t waited = 0;
+    for (std::size_t i = 0; i < a.jobs.size(); ++i) {
+      ASSERT_EQ(a.jobs[i].start, b.jobs[i].start) << spec << " job " << a.jobs[i].job.id;
+      waited += a.jobs[i].start > a.jobs[i].job.submit;
+    }
+    EXPECT_GT(waited, a.jobs.size() / 4) << "the workload should make jobs wait";
   }
-  EXPECT_GT(waited, a.jobs.size() / 4) << "the workload should make jobs wait";
+}
+
+TEST(LosPolicy, GateMakesTheStepEasysWhenTheWindowMissesJobs) {
+  // The worked example plus wj6 (6 units: waits, never fits now). Behind the
+  // blocked wj1 wait 5 jobs, 4 of which fit. Selected-First picks {wj2, wj5};
+  // EASY's walk starts {wj2, wj3, wj4}.
+  Snapshot s = example_snapshot();
+  s.queue.push_back(test::job(6, 20, 6, 2));
+  const std::string sf = "los:traceback=selected-first";
+  EXPECT_EQ(step_once(sf, s), (std::set<JobId>{2, 5}));
+  EXPECT_EQ(step_once("easy", s), (std::set<JobId>{2, 3, 4}));
+  // fit: more than C jobs that fit -> EASY's step (even without rest=easy).
+  EXPECT_EQ(step_once(sf + ":lookahead=3:gate=fit", s), (std::set<JobId>{2, 3, 4}));
+  EXPECT_EQ(step_once(sf + ":lookahead=4:gate=fit", s), (std::set<JobId>{2, 5}));
+  // queue: more than C jobs waiting behind the head -> EASY's step.
+  EXPECT_EQ(step_once(sf + ":lookahead=4:gate=queue", s), (std::set<JobId>{2, 3, 4}));
+  EXPECT_EQ(step_once(sf + ":lookahead=5:gate=queue", s), (std::set<JobId>{2, 5}));
+  EXPECT_EQ(make_policy("los:gate=none")->name(), "los");
+}
+
+// N = 10; a job of 10 - free units runs until 100. The head (job 1, 8
+// units) is blocked until 100 with extra 2; `jobs` (size, estimate) wait
+// behind it as jobs 2, 3, ...
+Snapshot behind_blocked_head(int free, const std::vector<std::pair<int, Time>>& jobs) {
+  Snapshot s;
+  s.now = 0;
+  s.total_units = 10;
+  s.free_units = free;
+  RunningJob r;
+  r.job = test::job(100, 0, 10 - free, 100);
+  r.start = 0;
+  s.running.push_back(r);
+  s.queue.push_back(test::job(1, 0, 8, 50));
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    s.queue.push_back(test::job(static_cast<JobId>(i + 2), 0, jobs[i].first, jobs[i].second));
+  }
+  s.resync = true;
+  return s;
+}
+
+std::set<JobId> step_keep(const std::string& spec, const Snapshot& s) {
+  PolicyPtr p = make_policy(spec);
+  const std::set<JobId> out = started(p->step(s));
+  EXPECT_EQ(p->reservations().size(), 1U) << spec;
+  return out;
+}
+
+TEST(LosPolicy, KeepEasyYieldsOnlyToAStrictGainAboveTheThreshold) {
+  const Snapshot s = behind_blocked_head(6, {{3, 10}, {2, 10}, {3, 10}});
+  // EASY starts a, b (5 units); the selection a, c (6 units: 1/6 = 16.7 % more).
+  EXPECT_EQ(step_keep("easy", s), (std::set<JobId>{2, 3}));
+  EXPECT_EQ(step_keep("los", s), (std::set<JobId>{2, 4}));
+  EXPECT_EQ(step_keep("los:keep=easy", s), (std::set<JobId>{2, 4}));
+  EXPECT_EQ(step_keep("los:keep=easy:gain=16", s), (std::set<JobId>{2, 4}));
+  EXPECT_EQ(step_keep("los:keep=easy:gain=17", s), (std::set<JobId>{2, 3}));
+  // A tie goes to EASY's set: Selected-First's {wj2, wj5} fills as much as
+  // EASY's {wj2, wj3, wj4}.
+  EXPECT_EQ(step_once("los:traceback=selected-first:keep=easy", example_snapshot()), (std::set<JobId>{2, 3, 4}));
+}
+
+TEST(LosPolicy, AdmissibleWindowSkipsJobsTheReservationForbids) {
+  // Job 2 (3 units past the shadow time, extra 2) can never start; with
+  // C = 3 it takes a window place under window=fit, so job 5 is left out.
+  const Snapshot s = behind_blocked_head(6, {{3, 1000}, {3, 10}, {2, 10}, {3, 10}});
+  EXPECT_EQ(step_keep("los:lookahead=3", s), (std::set<JobId>{3, 4}));
+  EXPECT_EQ(step_keep("los:lookahead=3:window=admissible", s), (std::set<JobId>{3, 5}));
+}
+
+TEST(LosPolicy, HeadFirstTakesTheEarliestJobsOfTheOptimalSets) {
+  // Optimal sets of the example (util 5, sutil 3): {wj2, wj3, wj4} and
+  // {wj2, wj5}; Head-First keeps wj3 (earlier than wj5).
+  EXPECT_EQ(step_once("los:traceback=head-first", example_snapshot()), (std::set<JobId>{2, 3, 4}));
+  // Sizes 1, 2, 3, 4, 5 in 5 free units: optima {1, 4}, {2, 3}, {5}.
+  const Snapshot s = behind_blocked_head(5, {{1, 10}, {2, 10}, {3, 10}, {4, 10}, {5, 10}});
+  EXPECT_EQ(step_keep("los", s), (std::set<JobId>{3, 4}));
+  EXPECT_EQ(step_keep("los:traceback=selected-first", s), (std::set<JobId>{6}));
+  EXPECT_EQ(step_keep("los:traceback=head-first", s), (std::set<JobId>{2, 5}));
 }
 
 TEST(LosPolicy, SpecsAndCanonicalNames) {
@@ -340,8 +423,11 @@ TEST(LosPolicy, SimulatedHeadNeverStartsAfterItsShadowTime) {
     jobs.push_back(test::job(i + 1, i * 3, 1 + (i * 7) % 10, 5 + (i * 13) % 40, 3 + (i * 11) % 30));
   }
   const Workload w = test::workload(10, jobs);
-  for (const char* spec : {"los", "los-basic", "los-maxjobs", "los-maxsd", "los:traceback=selected-first",
-                           "los:head=once", "los:lookahead=2", "los:rest=easy", "los-maxsd:lookahead=3:rest=easy"}) {
+  for (const char* spec :
+       {"los", "los-basic", "los-maxjobs", "los-maxsd", "los:traceback=selected-first", "los:head=once",
+        "los:lookahead=2", "los:rest=easy", "los-maxsd:lookahead=3:rest=easy", "los:lookahead=3:gate=fit",
+        "los:lookahead=3:gate=queue:rest=easy", "los:keep=easy:rest=easy", "los:window=admissible:lookahead=2",
+        "los-maxjobs:traceback=head-first"}) {
     PolicyPtr p = make_policy(spec);
     InvariantChecker checker;
     const SimResult r = simulate(w, *p, {}, &checker);
