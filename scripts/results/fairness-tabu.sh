@@ -8,7 +8,10 @@
 # (LOS_SKIP, LOS_WINDOW to cut a window instead, e.g. LOS_WINDOW=20000).
 # A second set runs conservative, tabu and tabu:safe with the traces' own
 # estimates on KTH-SP2 and SDSC-SP2, to show what safe mode costs when early
-# completions leave room to move jobs.
+# completions leave room to move jobs. A third set runs the paper's abort rule
+# (tabu:abort, 10 ms of simulated time per search iteration, 2 s limit; and
+# tabu:abort:eval-cost=0.1, a ten times slower search) on the four traces
+# with perfect estimates.
 #
 # Usage: scripts/results/fairness-tabu.sh [BUILD_DIR]   (default: build)
 # Needs: a built los-sim, python3, gnuplot, the shared traces in
@@ -44,7 +47,7 @@ mkdir -p "$data"
 rm -f "$data"/*.json "$data"/*.csv
 tasks=()
 # The slowest first, so the two slots stay busy to the end.
-for p in tabu:safe tabu; do
+for p in tabu:safe tabu tabu:abort tabu:abort:eval-cost=0.1; do
   for t in SDSC-BLUE SDSC-SP2 HPC2N KTH-SP2; do tasks+=("$t perfect $p"); done
 done
 for t in SDSC-SP2 KTH-SP2; do
@@ -58,7 +61,7 @@ done
 
 run_one() {
   local t="$1" est="$2" p="$3"
-  local name="$t-$est-${p//:/_}" flags=(--quiet --check --bsld-tau 1 --format json --skip "$skip")
+  local name="$t-$est-${p//[:=]/_}" flags=(--quiet --check --bsld-tau 1 --format json --skip "$skip")
   [[ $window == 0 ]] || flags+=(--jobs "$window")
   [[ $est == perfect ]] && flags+=(--perfect-estimates)
   # A failed run (exit 3: an invariant violated) fails the whole script.
