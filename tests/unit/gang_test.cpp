@@ -90,7 +90,8 @@ TEST(PhiEstimates, FollowThePapersLaw) {
   // The model's estimates=phi keeps the jobs of estimates=exact and gives
   // each an estimate at least its run time, exactly it for about phi of them.
   const Workload plain = generate_model(parse_model_spec("lublin:jobs=2000:nodes=256:seed=3")).workload;
-  const Workload phi = generate_model(parse_model_spec("lublin:jobs=2000:nodes=256:seed=3:estimates=phi:phi=0.5")).workload;
+  const Workload phi =
+      generate_model(parse_model_spec("lublin:jobs=2000:nodes=256:seed=3:estimates=phi:phi=0.5")).workload;
   ASSERT_EQ(plain.jobs.size(), phi.jobs.size());
   int at_estimate = 0;
   for (std::size_t i = 0; i < phi.jobs.size(); ++i) {
