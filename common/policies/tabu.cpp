@@ -1,6 +1,7 @@
 #include "policies/tabu.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <sstream>
 
 #include "planner/replan.hpp"
@@ -14,7 +15,27 @@ TabuPolicy::TabuPolicy(Options options, RunMode mode, std::string label)
       rng_(options.seed),
       next_search_(options.period > 0 ? options.period : kTimeInfinity) {}
 
-bool TabuPolicy::apply_events(const Snapshot& snapshot, bool& freed) {
+// Under `abort`, the search begun at pending_start_ runs now, before the
+// events of `now` touch the plan: the plan is still as it was then. It gets
+// the iterations that fit in the simulated time since; fewer than it was
+// given means an event stopped it.
+bool TabuPolicy::finish_pending_search(Time now) {
+  if (pending_start_ < 0) return false;
+  const Time start = pending_start_;
+  const double fit = std::floor(static_cast<double>(now - start) / options_.eval_cost + 1e-9);
+  const std::int64_t iterations =
+      fit >= static_cast<double>(pending_iterations_) ? pending_iterations_ : static_cast<std::int64_t>(fit);
+  if (iterations < pending_iterations_) {
+    ++stats_.aborted;
+    stats_.iterations_lost += pending_iterations_ - iterations;
+  }
+  pending_start_ = -1;
+  tabu_search(plan_, start, iterations, options_.tabu_size, options_.safe, rng_,
+              std::chrono::steady_clock::time_point::max(), stats_);
+  return true;
+}
+
+bool TabuPolicy::apply_events(const Snapshot& snapshot, bool& freed, bool searched) {
   const Time now = snapshot.now;
   for (const SnapshotEvent& ev : snapshot.events) {
     switch (ev.kind) {
@@ -35,9 +56,11 @@ bool TabuPolicy::apply_events(const Snapshot& snapshot, bool& freed) {
     }
   }
   // A running job past its expected end (an overrun), or a start that was
-  // not carried out: the plan no longer matches the cluster.
+  // not carried out: the plan no longer matches the cluster. After a search
+  // run as of an earlier time, a start before now is the search's: the
+  // compression in step() moves it to now.
   if (plan_.first_running_end() <= now) return false;
-  if (plan_.first_start() < now) return false;
+  if (!searched && plan_.first_start() < now) return false;
   return true;
 }
 
@@ -68,12 +91,15 @@ StepResult TabuPolicy::step(const Snapshot& snapshot) {
   const Time now = snapshot.now;
   StepResult result;
 
-  bool freed = false;
+  // A search that ran as of an earlier time may have planned starts before
+  // now: compression moves them to now.
+  const bool searched = finish_pending_search(now);
+  bool freed = searched;
   if (snapshot.resync || plan_.capacity() != snapshot.total_units || now < plan_.origin()) {
     rebuild(snapshot);
   } else {
     plan_.advance_to(now);
-    if (!apply_events(snapshot, freed)) {
+    if (!apply_events(snapshot, freed, searched)) {
       rebuild(snapshot);
     } else if (freed) {
       plan_.compress();
@@ -91,7 +117,18 @@ StepResult TabuPolicy::step(const Snapshot& snapshot) {
       // iterations, so every run is reproducible.
       const TabuSearchLimits limits =
           tabu_search_limits(options_.budget, plan_.movable().size(), mode_ == RunMode::Live, options_.time_limit);
-      tabu_search(plan_, now, limits.iterations, options_.tabu_size, options_.safe, rng_, limits.deadline, stats_);
+      if (options_.abort) {
+        // Runs at the next step, with what fits before it; the time limit
+        // is simulated seconds here.
+        pending_start_ = now;
+        pending_iterations_ = limits.iterations;
+        if (options_.time_limit > 0) {
+          const double cap = std::floor(options_.time_limit / options_.eval_cost + 1e-9);
+          if (cap < static_cast<double>(pending_iterations_)) pending_iterations_ = static_cast<std::int64_t>(cap);
+        }
+      } else {
+        tabu_search(plan_, now, limits.iterations, options_.tabu_size, options_.safe, rng_, limits.deadline, stats_);
+      }
     }
     next_search_ = (now / options_.period + 1) * options_.period;
   }
@@ -104,6 +141,12 @@ StepResult TabuPolicy::step(const Snapshot& snapshot) {
   const Time first = plan_.first_start();
   if (first > now && first < kTimeInfinity) result.wakeup = first;
   if (options_.period > 0 && plan_.movable().size() >= 2) result.wakeup = std::min(result.wakeup, next_search_);
+  if (pending_start_ >= 0) {
+    // An undisturbed search ends here (whole seconds, at least one).
+    const Time length = std::max<Time>(
+        1, static_cast<Time>(std::ceil(static_cast<double>(pending_iterations_) * options_.eval_cost - 1e-9)));
+    result.wakeup = std::min(result.wakeup, now + length);
+  }
   return result;
 }
 
@@ -125,7 +168,10 @@ const ParamTable& tabu_parameters() {
       Param::integer("tabu", static_cast<long long>(d.tabu_size), 0, 1000000, "tabu list length"),
       Param::integer("seed", static_cast<long long>(d.seed), 0, 1LL << 62, "random seed"),
       Param::number("time-limit", d.time_limit, 0, 3600,
-                    "wall-clock seconds per search, live partitions only (0: none)"),
+                    "seconds per search: wall-clock live; simulated under abort (0: none)"),
+      Param::flag("abort", d.abort,
+                  "simulation: a search takes eval-cost s per iteration and an arrival or end stops it"),
+      Param::number("eval-cost", d.eval_cost, 1e-6, 3600, "simulated seconds per search iteration under abort"),
   };
   return table;
 }
@@ -138,6 +184,13 @@ PolicyPtr make_tabu(const ParamValues& values, RunMode mode) {
   o.tabu_size = static_cast<std::size_t>(values.integer("tabu"));
   o.seed = static_cast<std::uint64_t>(values.integer("seed"));
   o.time_limit = values.number("time-limit");
+  o.abort = values.flag("abort");
+  o.eval_cost = values.number("eval-cost");
+  if (o.abort && mode == RunMode::Live) {
+    throw SpecError("policy '" + values.canonical() +
+                    "': parameter 'abort' models the search in simulated time; a live partition bounds the search "
+                    "by time-limit (wall-clock seconds) instead");
+  }
   return std::make_unique<TabuPolicy>(o, mode, values.canonical());
 }
 

@@ -20,6 +20,15 @@
 // start later than the start it was first promised, so every reservation is
 // a promise. Without `safe` the plan's starts are predictions: the search may
 // delay a job past its first reservation, and reservations() is empty.
+//
+// `abort` (the paper's pre-emption of the optimizer, simulation only): a
+// search takes `eval-cost` simulated seconds per iteration, at most
+// `time-limit` seconds, and a job arriving or ending before it is done stops
+// it. A search begun at t is carried out at the next step t' (nothing
+// changed in between: every event is a step) with the iterations that fit in
+// t' - t, on the plan as it was at t; its result takes effect at t', and a
+// search that ends undisturbed wakes the policy when it ends. Off, a search
+// takes no simulated time (spec 4.1 [I]).
 #pragma once
 
 #include <cstdint>
@@ -40,6 +49,8 @@ class TabuPolicy final : public Policy {
     std::size_t tabu_size = 10;
     std::uint64_t seed = 1;
     double time_limit = 2.0;  // wall-clock seconds per search, live only
+    bool abort = false;       // model the search in simulated time, stopped by events
+    double eval_cost = 0.01;  // simulated seconds per iteration under `abort`
   };
 
   // `label` is the canonical spelling name() returns; `mode` Live lets the
@@ -58,7 +69,8 @@ class TabuPolicy final : public Policy {
   const TabuPlan& tabu_plan() const { return plan_; }
 
  private:
-  bool apply_events(const Snapshot& snapshot, bool& freed);
+  bool apply_events(const Snapshot& snapshot, bool& freed, bool searched);
+  bool finish_pending_search(Time now);
   void rebuild(const Snapshot& snapshot);
 
   Options options_;
@@ -68,6 +80,10 @@ class TabuPolicy final : public Policy {
   std::mt19937_64 rng_;
   Time next_search_;
   TabuSearchStats stats_;
+  // Under `abort`: the search begun at pending_start_ with pending_iterations_
+  // still to run (pending_start_ < 0: none).
+  Time pending_start_ = -1;
+  std::int64_t pending_iterations_ = 0;
 };
 
 const ParamTable& tabu_parameters();

@@ -24,6 +24,8 @@ struct TabuSearchStats {
   std::int64_t iterations = 0;
   std::int64_t accepted = 0;
   std::int64_t rejected_unsafe = 0;  // moves `safe` refused
+  std::int64_t aborted = 0;          // searches an event stopped (`abort`)
+  std::int64_t iterations_lost = 0;  // iterations those searches did not run
 };
 
 // The jobs moved last, which the search does not pick: at most `capacity`,

@@ -295,4 +295,20 @@ void draw_modal_estimates(std::vector<Job>& jobs, const ModalEstimateOptions& op
   assign_estimates(jobs, modal_estimate_distribution(jobs.size(), options, rng), rng);
 }
 
+double phi_overestimation(double phi, Random& rng) {
+  if (!(phi >= 0 && phi <= 1)) throw EstimateModelError("phi must be in [0, 1], got " + std::to_string(phi));
+  // uniform() is on (0, 1); the paper's y is on [0, 1): the same law.
+  const double y = rng.uniform();
+  return y < phi ? 1.0 : (1 - phi) / (1 - y);
+}
+
+void draw_phi_estimates(std::vector<Job>& jobs, double phi, Random& rng) {
+  for (Job& j : jobs) {
+    const double f = phi_overestimation(phi, rng);
+    const double estimate = std::ceil(f * static_cast<double>(j.runtime));
+    j.estimate = std::max<Time>(
+        {Time{1}, j.runtime, estimate >= static_cast<double>(kTimeMax) ? kTimeMax : static_cast<Time>(estimate)});
+  }
+}
+
 }  // namespace los

@@ -63,4 +63,19 @@ void assign_estimates(std::vector<Job>& jobs, const std::vector<EstimateBin>& di
 // Both steps with the options, drawing from `rng`.
 void draw_modal_estimates(std::vector<Job>& jobs, const ModalEstimateOptions& options, Random& rng);
 
+// The Phi model of overestimation (Zhang, Franke, Moreira, Sivasubramaniam,
+// "An Analysis of Space- and Time-Sharing Techniques for Parallel Job
+// Scheduling", section 2.2; spec ../shared/specs/gang-migration.md 4.3): a
+// fraction `phi` of jobs end exactly at their estimate; for the rest, run
+// time / estimate is uniform on (0, 1). With y uniform on [0, 1) the
+// overestimation factor is f = 1 if y < phi, else (1 - phi) / (1 - y).
+// P(f <= x) = 1 - (1 - phi) / x for x >= 1: the mean of f is infinite, its
+// median is max(1, 2 (1 - phi)). Throws EstimateModelError unless 0 <= phi <= 1.
+double phi_overestimation(double phi, Random& rng);
+
+// Gives every job the estimate ceil(f x run time) with its own f (at least
+// 1 s, at most kTimeMax: f is not capped otherwise, so a few estimates are
+// thousands of times the run time).
+void draw_phi_estimates(std::vector<Job>& jobs, double phi, Random& rng);
+
 }  // namespace los

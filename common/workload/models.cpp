@@ -33,10 +33,12 @@ const ParamTable& lublin_keys() {
       // Bounded above because every point of a huge scale is paid bucket by bucket.
       Param::number("arrival-scale", 1.0, 1e-6, 1000, "multiplies inter-arrival times (< 1 raises the load)"),
       Param::integer("start-hour", 0, 0, 23, "hour of day at time 0"),
-      Param::choice("estimates", {"exact", "modal"},
-                    "user estimates: exact (= run time) or modal (Tsafrir-Etsion-Feitelson model)"),
+      Param::choice("estimates", {"exact", "modal", "phi"},
+                    "user estimates: exact (= run time), modal (Tsafrir-Etsion-Feitelson model) or phi "
+                    "(Zhang et al.'s overestimation model)"),
       Param::integer("max-estimate", 48 * 3600, 3600, 100LL * 365 * 24 * 3600,
                      "estimates=modal: the site's largest estimate in seconds (the most popular value)"),
+      Param::number("phi", 0.2, 0, 1, "estimates=phi: the fraction of jobs that end exactly at their estimate"),
   });
   return table;
 }
@@ -120,7 +122,13 @@ GeneratedWorkload lublin_model(const ModelSpec& spec) {
   if (o.nodes < 2) throw ModelError("model 'lublin': key 'nodes' must be at least 2, got " + std::to_string(o.nodes));
 
   LublinWorkload lw = generate_lublin(o);
-  const bool modal = k.choice("estimates") == "modal";
+  const std::string estimates = k.choice("estimates");
+  const bool modal = estimates == "modal";
+  if (estimates == "phi") {
+    // Its own stream too: the same jobs as with estimates=exact.
+    Random rng(derive_seed(o.seed, kEstimateStream));
+    draw_phi_estimates(lw.workload.jobs, k.number("phi"), rng);
+  }
   if (modal) {
     ModalEstimateOptions e;
     e.max_estimate = k.integer("max-estimate");
@@ -142,14 +150,18 @@ GeneratedWorkload lublin_model(const ModelSpec& spec) {
                            g.spec, g.workload);
   g.header.push_back(modal ? "Note: requested time: modal user estimates (Tsafrir, Etsion, Feitelson, JSSPP 2005), "
                              "at most max-estimate, never below the run time"
-                           : "Note: requested time is -1: the model has run times but no user estimates");
+                     : estimates == "phi"
+                         ? "Note: requested time: Phi model of overestimation (Zhang, Franke, Moreira, "
+                           "Sivasubramaniam), a fraction phi ends at its estimate, run time / estimate uniform "
+                           "for the rest"
+                         : "Note: requested time is -1: the model has run times but no user estimates");
   if (o.parameters == LublinParameters::BatchInteractive) {
     g.header.push_back("Note: queue number is the job type: 0 interactive, 1 batch");
   }
   g.records.reserve(g.workload.jobs.size());
   for (std::size_t i = 0; i < g.workload.jobs.size(); ++i) {
     SwfRecord r = record_of(g.workload.jobs[i]);
-    if (!modal) r.req_time = -1;
+    if (estimates == "exact") r.req_time = -1;
     r.queue = lw.type[i];
     g.records.push_back(r);
   }

@@ -8,9 +8,16 @@
 # (LOS_SKIP, LOS_WINDOW to cut a window instead, e.g. LOS_WINDOW=20000).
 # A second set runs conservative, tabu and tabu:safe with the traces' own
 # estimates on KTH-SP2 and SDSC-SP2, to show what safe mode costs when early
-# completions leave room to move jobs.
+# completions leave room to move jobs. A third set runs the paper's abort rule
+# (tabu:abort, 10 ms of simulated time per search iteration, 2 s limit; and
+# tabu:abort:eval-cost=0.1, a ten times slower search) on the four traces
+# with perfect estimates.
 #
 # Usage: scripts/results/fairness-tabu.sh [BUILD_DIR]   (default: build)
+# LOS_RERUN="POLICY ..." reruns only those policies' simulations and keeps the
+# other runs' data in docs/results/fairness-tabu/data (committed), then
+# rebuilds the page from all of it; e.g. after a change to one policy:
+#   LOS_RERUN="tabu:abort tabu:abort:eval-cost=0.1" scripts/results/fairness-tabu.sh
 # Needs: a built los-sim, python3, gnuplot, the shared traces in
 # ../shared/traces (or LOS_TRACES=DIR). Runs LOS_JOBS (default 2) simulations
 # at once, under nice, every one with the invariant checker (--check); a
@@ -26,6 +33,7 @@ traces="${LOS_TRACES:-$root/../shared/traces}"
 jobs="${LOS_JOBS:-2}"
 skip="${LOS_SKIP:-0}"
 window="${LOS_WINDOW:-0}"
+rerun="${LOS_RERUN:-}"
 out="$root/docs/results/fairness-tabu"
 data="$out/data"
 
@@ -41,10 +49,10 @@ done
 policies="fcfs aggressive easy conservative bf-fair tabu tabu:safe"
 
 mkdir -p "$data"
-rm -f "$data"/*.json "$data"/*.csv
+[[ -n $rerun ]] || rm -f "$data"/*.json "$data"/*.csv
 tasks=()
 # The slowest first, so the two slots stay busy to the end.
-for p in tabu:safe tabu; do
+for p in tabu:safe tabu tabu:abort tabu:abort:eval-cost=0.1; do
   for t in SDSC-BLUE SDSC-SP2 HPC2N KTH-SP2; do tasks+=("$t perfect $p"); done
 done
 for t in SDSC-SP2 KTH-SP2; do
@@ -56,9 +64,18 @@ for t in SDSC-BLUE SDSC-SP2 HPC2N KTH-SP2; do
   done
 done
 
+if [[ -n $rerun ]]; then
+  kept=()
+  for task in "${tasks[@]}"; do
+    for p in $rerun; do [[ ${task##* } == "$p" ]] && kept+=("$task"); done
+  done
+  tasks=("${kept[@]}")
+  [[ ${#tasks[@]} -gt 0 ]] || { echo "fairness-tabu.sh: LOS_RERUN=\"$rerun\" names no policy of this page" >&2; exit 1; }
+fi
+
 run_one() {
   local t="$1" est="$2" p="$3"
-  local name="$t-$est-${p//:/_}" flags=(--quiet --check --bsld-tau 1 --format json --skip "$skip")
+  local name="$t-$est-${p//[:=]/_}" flags=(--quiet --check --bsld-tau 1 --format json --skip "$skip")
   [[ $window == 0 ]] || flags+=(--jobs "$window")
   [[ $est == perfect ]] && flags+=(--perfect-estimates)
   # A failed run (exit 3: an invariant violated) fails the whole script.

@@ -8,7 +8,15 @@
 #      (median 137 s -> 685 s; the paper's median is 680 s). Full grid.
 #   B  KTH-SP2, first 10,000 jobs (real estimates, median 630 s, sizes 1..100).
 #      Context switch 0 % only.
-# Both on 320 nodes, arrivals rescaled once so that workload 0 offers 0.55 (the
+#   A-Phi  the project's Lublin-Feitelson generator (model:lublin, 10,000 jobs,
+#      256-node sizes, seed 1) with the paper's Phi model of user estimates
+#      (estimates=phi): Phi = 0.2 (the paper's setting for Table 1 and Figs.
+#      9-15) with the reduced grid plus the Fig. 15 migration runs, and
+#      Phi = 0.5 and 1.0 for BF and BGS-5 (the Phi sweeps of Figs. 5 and 8).
+#      Run times x5 as in A.
+# BGS and MBGS (MPL 5, context switch 0, C = 0) also run with plan=rebuild (the
+# spec's default; the policy's default is plan=keep) on A, B and A-Phi 0.2.
+# All on 320 nodes, arrivals rescaled once so that workload 0 offers 0.55 (the
 # paper's baseline). Workload k multiplies run times by F = 1 + 0.1k: los-sim
 # --runtime-scale BASE*F --load 0.55F, where the load rescaling stretches the
 # arrivals by the same factor for every F.
@@ -16,7 +24,7 @@
 # Usage: scripts/results/gang-migration.sh [BUILD_DIR]   (default: build)
 # Needs a Release build (cmake -S . -B build -DCMAKE_BUILD_TYPE=Release &&
 # cmake --build build -j2) and ../shared/traces. Runs two simulations at a
-# time under nice; about 10 minutes on the shared 2-core machine. The raw
+# time under nice; about 25 minutes on the shared 2-core machine. The raw
 # los-sim JSON stays in BUILD_DIR/gang-migration-json (not committed).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -39,6 +47,11 @@ done
 full+=",mgs:mpl=5:c=0:q=-1,mbgs:mpl=5:c=0:q=-1,mgs:mpl=5:c=10:q=64,mbgs:mpl=5:c=10:q=64"
 reduced="conservative,gang:mpl=2:cs=0,gang:mpl=3:cs=0,gang:mpl=5:cs=0,bgs:mpl=2:cs=0,bgs:mpl=3:cs=0,bgs:mpl=5:cs=0"
 reduced+=",mgs:mpl=5:c=0:q=-1,mbgs:mpl=5:c=0:q=-1"
+rebuild="bgs:mpl=5:cs=0:plan=rebuild,mbgs:mpl=5:c=0:q=-1:plan=rebuild"
+full+=",$rebuild"
+phi_main="$reduced,mgs:mpl=5:c=10:q=64,mbgs:mpl=5:c=10:q=64,$rebuild"
+phi_sweep="conservative,bgs:mpl=5:cs=0"
+phi_model() { echo "model:lublin:jobs=10000:nodes=256:seed=1:estimates=phi:phi=$1"; }
 
 # grid NAME TRACE BASE_SCALE JOBS POLICIES
 grid() {
@@ -54,7 +67,10 @@ grid() {
 
 start=$(date +%s)
 grid lublin "$traces/lublin_256.swf.gz" 5 10000 "$full"
-grid kth "$traces/KTH-SP2-1996-2.1-cln.swf.gz" 1 10000 "$reduced"
+grid kth "$traces/KTH-SP2-1996-2.1-cln.swf.gz" 1 10000 "$reduced,$rebuild"
+grid phi0.2 "$(phi_model 0.2)" 5 10000 "$phi_main"
+grid phi0.5 "$(phi_model 0.5)" 5 10000 "$phi_sweep"
+grid phi1.0 "$(phi_model 1.0)" 5 10000 "$phi_sweep"
 elapsed=$(( $(date +%s) - start ))
 command="scripts/results/gang-migration.sh"
 python3 scripts/results/gang_migration_report.py "$json" "$elapsed" "$command" > "$out"

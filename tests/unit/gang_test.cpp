@@ -10,6 +10,8 @@
 #include "policy/registry.hpp"
 #include "sim/invariants.hpp"
 #include "test_support.hpp"
+#include "workload/estimates.hpp"
+#include "workload/models.hpp"
 #include "workload/transform.hpp"
 
 namespace los {
@@ -55,6 +57,51 @@ void expect_same_schedule(const SimResult& a, const SimResult& b) {
 }
 
 // ---- the matrix ----------------------------------------------------------------
+
+// The paper's Phi model of overestimation (spec 4.3): a fraction phi ends at
+// the estimate, run time / estimate is uniform on (0, 1) for the rest, so the
+// median factor is 2 (1 - phi).
+TEST(PhiEstimates, FollowThePapersLaw) {
+  Random rng(7);
+  const int n = 40000;
+  int exact = 0, below_half = 0;
+  std::vector<double> factors;
+  double ratio_sum = 0;
+  for (int i = 0; i < n; ++i) {
+    const double f = phi_overestimation(0.2, rng);
+    ASSERT_GE(f, 1.0);
+    factors.push_back(f);
+    if (f == 1.0) {
+      ++exact;
+      continue;
+    }
+    ratio_sum += 1 / f;
+    if (1 / f <= 0.5) ++below_half;
+  }
+  EXPECT_NEAR(static_cast<double>(exact) / n, 0.2, 0.01);
+  const int rest = n - exact;
+  EXPECT_NEAR(ratio_sum / rest, 0.5, 0.01);  // uniform (0, 1): mean 1/2
+  EXPECT_NEAR(static_cast<double>(below_half) / rest, 0.5, 0.01);
+  std::nth_element(factors.begin(), factors.begin() + n / 2, factors.end());
+  EXPECT_NEAR(factors[n / 2], 1.6, 0.05);
+  EXPECT_EQ(phi_overestimation(1.0, rng), 1.0);  // phi = 1: perfect estimates
+  EXPECT_THROW(phi_overestimation(1.5, rng), EstimateModelError);
+
+  // The model's estimates=phi keeps the jobs of estimates=exact and gives
+  // each an estimate at least its run time, exactly it for about phi of them.
+  const Workload plain = generate_model(parse_model_spec("lublin:jobs=2000:nodes=256:seed=3")).workload;
+  const Workload phi =
+      generate_model(parse_model_spec("lublin:jobs=2000:nodes=256:seed=3:estimates=phi:phi=0.5")).workload;
+  ASSERT_EQ(plain.jobs.size(), phi.jobs.size());
+  int at_estimate = 0;
+  for (std::size_t i = 0; i < phi.jobs.size(); ++i) {
+    EXPECT_EQ(phi.jobs[i].submit, plain.jobs[i].submit);
+    EXPECT_EQ(phi.jobs[i].runtime, plain.jobs[i].runtime);
+    EXPECT_GE(phi.jobs[i].estimate, phi.jobs[i].runtime);
+    at_estimate += phi.jobs[i].estimate == std::max<Time>(1, phi.jobs[i].runtime);
+  }
+  EXPECT_NEAR(static_cast<double>(at_estimate) / 2000, 0.5, 0.05);
+}
 
 TEST(GangMatrix, PlacesReplicatesAndCleans) {
   GangMatrix m(3, 8);

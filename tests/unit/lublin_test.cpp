@@ -312,7 +312,7 @@ TEST(Lublin, DefaultsAreTheDocumentedOnes) {
   EXPECT_EQ(o.arrival_scale, 1.0);
   EXPECT_EQ(o.start_hour, 0);
   const GeneratedWorkload g = generate_model(parse_model_spec("lublin:jobs=10"));
-  EXPECT_EQ(g.spec, "lublin:arrival-scale=1:estimates=exact:jobs=10:max-estimate=172800:nodes=128:parameters=typeless:seed=1:start-hour=0");
+  EXPECT_EQ(g.spec, "lublin:arrival-scale=1:estimates=exact:jobs=10:max-estimate=172800:nodes=128:parameters=typeless:phi=0.2:seed=1:start-hour=0");
   // The typeless parameters are those of the reference implementation.
   const LublinStream t = lublin_typeless();
   EXPECT_EQ(t.serial_prob, 0.244);

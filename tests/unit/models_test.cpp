@@ -175,7 +175,7 @@ TEST(Models, ModelWorkloadTakesDefaultNodes) {
   EXPECT_EQ(model_workload("lublin:jobs=10:nodes=64", 256).units, 64);
   EXPECT_EQ(model_workload("cirne:jobs=10").units, 500);
   EXPECT_EQ(model_workload("lublin:jobs=10").source,
-            "model:lublin:arrival-scale=1:estimates=exact:jobs=10:max-estimate=172800:nodes=128:parameters=typeless:seed=1:start-hour=0");
+            "model:lublin:arrival-scale=1:estimates=exact:jobs=10:max-estimate=172800:nodes=128:parameters=typeless:phi=0.2:seed=1:start-hour=0");
 }
 
 // los-sim itself: the generate subcommand and model: workloads.

@@ -114,7 +114,7 @@ TEST(PolicyCatalog, DocsListEveryParameterWithItsDefault) {
 
 TEST(ModelSpec, UsesTheOneParserAndReportsModelErrors) {
   EXPECT_EQ(generate_model(parse_model_spec("lublin:jobs=5")).spec,
-            "lublin:arrival-scale=1:estimates=exact:jobs=5:max-estimate=172800:nodes=128:parameters=typeless:seed=1:start-hour=0");
+            "lublin:arrival-scale=1:estimates=exact:jobs=5:max-estimate=172800:nodes=128:parameters=typeless:phi=0.2:seed=1:start-hour=0");
   EXPECT_THROW(parse_model_spec("lublin:jobs=1:jobs=2"), ModelError);
   EXPECT_NE(error_of([] {
               generate_model(parse_model_spec("lublin:jobs"));

@@ -348,6 +348,58 @@ TEST(TabuPolicy, TimeLimitAppliesLiveOnly) {
   }
 }
 
+// `abort`: a search begun at t = 300 takes eval-cost simulated seconds per
+// iteration; a job arriving at t = 302 stops it after the two iterations
+// that fit, and the rest of its budget is lost.
+TEST(TabuPolicy, AbortStopsTheSearchAtTheNextEvent) {
+  Snapshot s;
+  s.now = 300;
+  s.total_units = 16;
+  s.free_units = 0;
+  RunningJob r;
+  r.job = job(1000, 0, 16, 1000, 1000, 1);
+  r.start = 0;
+  s.running.push_back(r);
+  std::mt19937_64 rng(3);
+  for (JobId id = 1; id <= 200; ++id) {
+    s.queue.push_back(job(id, id, std::uniform_int_distribution<int>(1, 16)(rng),
+                          std::uniform_int_distribution<Time>(10, 5000)(rng), -1, static_cast<int>(id % 7)));
+  }
+  PolicyPtr p = make_policy("tabu:abort:eval-cost=1:time-limit=0");
+  const auto& tabu = dynamic_cast<const TabuPolicy&>(*p);
+  const StepResult first = p->step(s);
+  EXPECT_EQ(tabu.stats().searches, 1);
+  EXPECT_EQ(tabu.stats().iterations, 0);  // it runs in simulated time, after t = 300
+  EXPECT_EQ(first.wakeup, 600);           // undisturbed it would end at 700; the next search is due at 600
+  s.now = 302;
+  const Job late = job(201, 302, 4, 100, 100, 1);
+  s.queue.push_back(late);
+  s.events.push_back({SnapshotEvent::Kind::Arrived, late.id, late.size, 0, late.estimate});
+  p->step(s);
+  EXPECT_EQ(tabu.stats().iterations, 2);
+  EXPECT_EQ(tabu.stats().aborted, 1);
+  EXPECT_EQ(tabu.stats().iterations_lost, 398);  // 2 x 200 waiting jobs, 2 run
+  EXPECT_TRUE(tabu.tabu_plan().consistent());
+  // Live, the option is an error: the live search is bounded by time-limit.
+  EXPECT_THROW(make_policy("tabu:abort", RunMode::Live), SpecError);
+}
+
+// In a simulation: a search that ends before the next event does what the
+// search without `abort` does; one stopped before its first iteration
+// changes nothing (the plan stays conservative backfilling's).
+TEST(TabuPolicy, AbortedSearchInASimulation) {
+  const Workload w = test::workload(
+      4, {job(9, 0, 4, 400, 400, 3), job(1, 1, 4, 1000, 1000, 1), job(2, 2, 4, 10, 10, 2), job(3, 3, 4, 10, 10, 2)});
+  const SimResult quick = test::run(w, "tabu:abort");
+  EXPECT_EQ(test::start_of(quick, 2), 400);
+  EXPECT_EQ(test::start_of(quick, 3), 410);
+  EXPECT_EQ(test::start_of(quick, 1), 420);
+  // 200 s per iteration: job 9 ends at 400, 100 s into the search.
+  const SimResult slow = test::run(w, "tabu:abort:eval-cost=200:time-limit=0");
+  EXPECT_EQ(test::start_of(slow, 1), 400);
+  EXPECT_EQ(test::start_of(slow, 2), 1400);
+}
+
 // A rebuild from a snapshot (losd restarted, a resync) replays the old
 // reservations in their old order and keeps their promises.
 TEST(TabuPolicy, RebuildKeepsTheOrderAndThePromises) {
