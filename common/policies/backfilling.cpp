@@ -62,6 +62,7 @@ class GainReach {
   }
 
   bool empty() const { return intervals_.empty(); }
+  std::size_t intervals() const { return intervals_.size(); }
   Time first_gain() const { return intervals_.front().start; }
 
   Time reach(std::int64_t size) {
@@ -172,10 +173,16 @@ void BackfillingPolicy::compress(Time now) {
     planner.clear_gains();
     return;
   }
+  // Each move adds a gained interval, and the bound re-reads them all after
+  // every move: once they are many, visiting the remaining holders one by one
+  // (what the full scan does, so the same moves) is cheaper.
+  constexpr std::size_t kMostGainedIntervals = 8;
+  bool bounded = true;
   const auto may_hold = [&](const HolderIndex::Bounds& b) {
-    return std::min(b.start, saturating_end(now, b.duration)) <= gained.reach(b.size);
+    return !bounded || std::min(b.start, saturating_end(now, b.duration)) <= gained.reach(b.size);
   };
   const auto accept = [&](const HolderIndex::Holder& h) {
+    if (!bounded) return h.start > now;
     return h.start > now && h.start > gained.first_gain() &&
            std::min(h.start, saturating_end(now, h.duration)) <= gained.reach(h.size);
   };
@@ -191,7 +198,9 @@ void BackfillingPolicy::compress(Time now) {
     const Time s = planner.earliest_start(r.size, r.duration, now, r.start);
     if (s >= r.start) continue;
     move_reservation(id, r, s);
+    if (!bounded) continue;
     gained.refresh();
+    bounded = gained.intervals() <= kMostGainedIntervals;
   }
   planner.clear_gains();
 }
