@@ -217,11 +217,14 @@ Time Planner::last_short_before(Time hi, std::int64_t size) const {
   return std::numeric_limits<Time>::min();
 }
 
-std::int64_t Planner::min_free(Time a, Time b) const {
+template <bool kMax>
+std::int64_t Planner::extreme_free(Time a, Time b) const {
+  auto better = [](std::int64_t x, std::int64_t y) { return kMax ? std::max(x, y) : std::min(x, y); };
+  auto bound = [&](Index s) { return kMax ? nodes_[s].hi : nodes_[s].lo; };
   a = std::max(a, origin_);
   std::int64_t m = free_at(a);
   if (b <= a) return m;
-  // Minimum over the breakpoints strictly inside (a, b): descend to the node
+  // Over the breakpoints strictly inside (a, b): descend to the node
   // where the paths to a and b part, then take whole subtrees on the way down.
   Index t = root_;
   while (t != kNil) {
@@ -236,13 +239,13 @@ std::int64_t Planner::min_free(Time a, Time b) const {
     }
   }
   if (t == kNil) return m;
-  m = std::min(m, nodes_[t].value);
+  m = better(m, nodes_[t].value);
   for (Index s = nodes_[t].left; s != kNil;) {  // keys > a in the left part
     push(s);
     const Node& n = nodes_[s];
     if (n.key > a) {
-      m = std::min(m, n.value);
-      if (n.right != kNil) m = std::min(m, nodes_[n.right].lo);
+      m = better(m, n.value);
+      if (n.right != kNil) m = better(m, bound(n.right));
       s = n.left;
     } else {
       s = n.right;
@@ -252,8 +255,8 @@ std::int64_t Planner::min_free(Time a, Time b) const {
     push(s);
     const Node& n = nodes_[s];
     if (n.key < b) {
-      m = std::min(m, n.value);
-      if (n.left != kNil) m = std::min(m, nodes_[n.left].lo);
+      m = better(m, n.value);
+      if (n.left != kNil) m = better(m, bound(n.left));
       s = n.right;
     } else {
       s = n.left;
@@ -261,6 +264,10 @@ std::int64_t Planner::min_free(Time a, Time b) const {
   }
   return m;
 }
+
+std::int64_t Planner::min_free(Time a, Time b) const { return extreme_free<false>(a, b); }
+
+std::int64_t Planner::max_free(Time a, Time b) const { return extreme_free<true>(a, b); }
 
 Time Planner::earliest_start(std::int64_t size, Time duration, Time not_before, Time horizon) const {
   Time x = std::max(not_before, origin_);
@@ -311,6 +318,7 @@ Planner::Index Planner::pop_leftmost(Index t, Index& popped) {
 void Planner::add(Time a, Time b, std::int64_t delta) {
   a = std::max(a, origin_);
   if (b <= a || delta == 0) return;
+  if (log_gains_ && delta > 0) gains_.emplace_back(a, b);
   // One pass: cut the tree into keys < a, [a, b), >= b; give the middle part
   // breakpoints at a and b if it lacks them; shift it; merge segments that
   // became equal to their neighbours; join.

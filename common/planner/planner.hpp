@@ -24,6 +24,7 @@
 #include <cstdint>
 #include <limits>
 #include <random>
+#include <utility>
 #include <vector>
 
 #include "model/job.hpp"
@@ -62,6 +63,13 @@ class Planner {
 
   // Minimum free units over [a, b) (a < b, a >= origin).
   std::int64_t min_free(Time a, Time b) const;
+  // Maximum free units over [a, b) (a < b, a >= origin).
+  std::int64_t max_free(Time a, Time b) const;
+
+  // The first breakpoint after x at which free drops below `size`:
+  // kTimeInfinity when free stays at or above it. With free(x) >= size, this
+  // is where the run of at least `size` free units through x ends.
+  Time first_short_after(Time x, std::int64_t size) const { return first_after(x, size, false); }
 
   // The earliest s >= not_before such that free >= size throughout
   // [s, s + duration). Returns kTimeInfinity when no such s exists (size above
@@ -101,6 +109,16 @@ class Planner {
   // Number of breakpoints (segments) in the profile.
   std::size_t size() const { return count_; }
 
+  // The gain log: while on, every addition of units (release(), add() with a
+  // positive delta) appends its interval [a, b), cut at the origin. A policy
+  // whose plan is a fixpoint (no reservation can move earlier) knows from it
+  // where a reservation could move now: only through a point that gained.
+  // Off in a new planner; turning it on keeps what is logged.
+  void log_gains(bool on) { log_gains_ = on; }
+  bool logging_gains() const { return log_gains_; }
+  const std::vector<std::pair<Time, Time>>& gains() const { return gains_; }
+  void clear_gains() { gains_.clear(); }
+
  private:
   using Index = std::int32_t;
   static constexpr Index kNil = -1;
@@ -128,6 +146,9 @@ class Planner {
   Index pop_leftmost(Index t, Index& popped);
   // Node with the largest key <= t, or kNil.
   Index floor_node(Time t) const;
+  // max_free when kMax, else min_free.
+  template <bool kMax>
+  std::int64_t extreme_free(Time a, Time b) const;
   // Smallest key > x whose value satisfies (value >= size) when want_at_least,
   // else (value < size); kTimeInfinity when none.
   Time first_after(Time x, std::int64_t size, bool want_at_least) const;
@@ -166,6 +187,8 @@ class Planner {
   std::size_t sweep_at_ = kFirstSweep;
   static constexpr std::size_t kFirstSweep = 64;
   std::minstd_rand rng_;  // treap priorities; fixed seed, deterministic
+  bool log_gains_ = false;
+  std::vector<std::pair<Time, Time>> gains_;
 };
 
 }  // namespace los

@@ -1,17 +1,107 @@
 #include "policies/backfilling.hpp"
 
 #include <algorithm>
+#include <limits>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "planner/replan.hpp"
 
 namespace los {
 
-BackfillingPolicy::BackfillingPolicy(int depth, std::string label) : depth_(depth), label_(std::move(label)) {}
+namespace {
+
+Time saturating_end(Time start, Time duration) {
+  return duration >= kTimeInfinity - start ? kTimeInfinity : start + duration;
+}
+
+// How late a holder of a given size can be reached from the units gained
+// since the plan was last a fixpoint. A holder of `size` units reserved at r
+// can move to s < r only if its window [s, min(s + d, r)) now has `size`
+// units free throughout, and it had not: some point q in it gained, with
+// free(q) >= size. The window then lies in the run of >= size free units
+// through q, which ends at or before reach(size) (the run through the end of
+// q's gained interval, or that end). So min(r, now + d) <= reach(size).
+class GainReach {
+ public:
+  GainReach(const Planner& planner, Time now) : planner_(planner), now_(now) { refresh(); }
+
+  // Reads what the gain log added since the last call, and the profile
+  // (after a move).
+  void refresh() {
+    reach_.clear();
+    const auto& log = planner_.gains();
+    bool merged = false;
+    for (; read_ < log.size(); ++read_) {
+      const Time a = std::max(log[read_].first, now_);
+      const Time b = log[read_].second;
+      if (b <= a) continue;
+      intervals_.push_back({a, b, 0, 0});
+      merged = true;
+    }
+    if (merged) {
+      // Few intervals (the early ends and the pass's moves so far): sort and
+      // join overlapping ones.
+      std::sort(intervals_.begin(), intervals_.end(),
+                [](const Interval& x, const Interval& y) { return x.start < y.start; });
+      std::size_t kept = 0;
+      for (std::size_t i = 0; i < intervals_.size(); ++i) {
+        if (kept > 0 && intervals_[i].start <= intervals_[kept - 1].end) {
+          intervals_[kept - 1].end = std::max(intervals_[kept - 1].end, intervals_[i].end);
+        } else {
+          intervals_[kept++] = intervals_[i];
+        }
+      }
+      intervals_.resize(kept);
+    }
+    for (Interval& i : intervals_) {
+      i.max_free = planner_.max_free(i.start, i.end);
+      i.free_at_end = i.end < kTimeInfinity ? planner_.free_at(i.end) : 0;
+    }
+  }
+
+  bool empty() const { return intervals_.empty(); }
+  std::size_t intervals() const { return intervals_.size(); }
+  Time first_gain() const { return intervals_.front().start; }
+
+  Time reach(std::int64_t size) {
+    const auto known = reach_.find(size);
+    if (known != reach_.end()) return known->second;
+    Time latest = std::numeric_limits<Time>::min();
+    for (const Interval& i : intervals_) {
+      if (i.max_free < size) continue;  // no point there has enough
+      Time end = i.end;
+      if (end < kTimeInfinity && i.free_at_end >= size) end = planner_.first_short_after(i.end, size);
+      latest = std::max(latest, end);
+    }
+    reach_.emplace(size, latest);
+    return latest;
+  }
+
+ private:
+  struct Interval {
+    Time start;
+    Time end;
+    std::int64_t max_free;
+    std::int64_t free_at_end;
+  };
+  const Planner& planner_;
+  Time now_;
+  std::vector<Interval> intervals_;  // disjoint, in time order
+  std::size_t read_ = 0;             // entries of the gain log read so far
+  std::unordered_map<std::int64_t, Time> reach_;
+};
+
+}  // namespace
+
+BackfillingPolicy::BackfillingPolicy(int depth, std::string label, Compression compression)
+    : depth_(depth), label_(std::move(label)), compression_(compression) {}
 
 void BackfillingPolicy::add_reservation(JobId id, int size, Time start, Time duration, Planner::SpanId span) {
   reserved_[id] = Reservation{size, start, duration, next_order_, span};
   reserved_by_start_.insert({start, next_order_, id});
+  holders_.insert({start, next_order_, id, size, duration});
   ++next_order_;
 }
 
@@ -19,7 +109,19 @@ void BackfillingPolicy::drop_reservation(JobId id) {
   const auto it = reserved_.find(id);
   if (it == reserved_.end()) return;
   reserved_by_start_.erase({it->second.start, it->second.order, id});
+  holders_.erase(it->second.start, it->second.order);
   reserved_.erase(it);
+}
+
+void BackfillingPolicy::move_reservation(JobId id, Reservation& r, Time s) {
+  Planner& planner = profile_.planner();
+  planner.release(r.span);
+  r.span = planner.reserve(s, r.duration, r.size);
+  reserved_by_start_.erase({r.start, r.order, id});
+  holders_.erase(r.start, r.order);
+  r.start = s;
+  reserved_by_start_.insert({r.start, r.order, id});
+  holders_.insert({r.start, r.order, id, r.size, r.duration});
 }
 
 bool BackfillingPolicy::update(const Snapshot& snapshot, bool& freed) {
@@ -48,6 +150,7 @@ void BackfillingPolicy::rebuild(const Snapshot& snapshot) {
   for (const auto& [start, order, id] : reserved_by_start_) holders.push_back(id);
   reserved_.clear();
   reserved_by_start_.clear();
+  holders_.clear();
   for (const QueuedHolder& held : queued_holders(holders, snapshot.queue)) {
     const Job& j = *held.job;
     if (j.size > snapshot.total_units) continue;
@@ -60,6 +163,50 @@ void BackfillingPolicy::rebuild(const Snapshot& snapshot) {
 
 void BackfillingPolicy::compress(Time now) {
   Planner& planner = profile_.planner();
+  if (compression_ == Compression::FullScan || !planner.logging_gains()) {
+    compress_full_scan(now);
+    planner.clear_gains();
+    return;
+  }
+  GainReach gained(planner, now);
+  if (gained.empty()) {  // nothing gained: the plan is still a fixpoint
+    planner.clear_gains();
+    return;
+  }
+  // Each move adds a gained interval, and the bound re-reads them all after
+  // every move: once they are many, visiting the remaining holders one by one
+  // (what the full scan does, so the same moves) is cheaper.
+  constexpr std::size_t kMostGainedIntervals = 8;
+  bool bounded = true;
+  const auto may_hold = [&](const HolderIndex::Bounds& b) {
+    return !bounded || std::min(b.start, saturating_end(now, b.duration)) <= gained.reach(b.size);
+  };
+  const auto accept = [&](const HolderIndex::Holder& h) {
+    if (!bounded) return h.start > now;
+    return h.start > now && h.start > gained.first_gain() &&
+           std::min(h.start, saturating_end(now, h.duration)) <= gained.reach(h.size);
+  };
+  // Visited in order of reserved start, as a full scan would: a holder that
+  // moves goes before the visited key, so the rest keep their order.
+  Time at = std::numeric_limits<Time>::min();
+  std::int64_t order = std::numeric_limits<std::int64_t>::min();
+  while (const HolderIndex::Holder* h = holders_.next_after(at, order, may_hold, accept)) {
+    const JobId id = h->id;
+    at = h->start;
+    order = h->order;
+    Reservation& r = reserved_.at(id);
+    const Time s = planner.earliest_start(r.size, r.duration, now, r.start);
+    if (s >= r.start) continue;
+    move_reservation(id, r, s);
+    if (!bounded) continue;
+    gained.refresh();
+    bounded = gained.intervals() <= kMostGainedIntervals;
+  }
+  planner.clear_gains();
+}
+
+void BackfillingPolicy::compress_full_scan(Time now) {
+  Planner& planner = profile_.planner();
   std::vector<JobId> order;
   order.reserve(reserved_by_start_.size());
   for (const auto& [start, ord, id] : reserved_by_start_) order.push_back(id);
@@ -70,11 +217,7 @@ void BackfillingPolicy::compress(Time now) {
     // the window at the old start, so this is "can it start before?".
     const Time s = planner.earliest_start(r.size, r.duration, now, r.start);
     if (s >= r.start) continue;
-    planner.release(r.span);
-    r.span = planner.reserve(s, r.duration, r.size);
-    reserved_by_start_.erase({r.start, r.order, id});
-    r.start = s;
-    reserved_by_start_.insert({r.start, r.order, id});
+    move_reservation(id, r, s);
   }
 }
 
@@ -120,6 +263,8 @@ StepResult BackfillingPolicy::step(const Snapshot& snapshot) {
       add_reservation(job.id, job.size, s, d, planner.reserve(s, d, job.size));
     }
   }
+  // The plan is a fixpoint now: from here on, log where units come back.
+  planner.log_gains(true);
   return result;
 }
 

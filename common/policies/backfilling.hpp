@@ -18,6 +18,18 @@
 // units: the profile counts every job that ends at or before the shadow time
 // towards the extra units.
 //
+// Compression visits only holders that could move. After a pass the plan is
+// a fixpoint: no holder can start earlier (a move frees units only at or
+// after the mover's old start, where no holder visited before it could use
+// them). A holder can then move only through a point that gained units since
+// (the planner's gain log: early ends, withdrawals, the pass's own moves),
+// and only as far as the run of enough free units through that point
+// reaches; the holder index skips every holder whose size, start and
+// duration rule that out. Same moves as visiting every holder (kept as
+// Compression::FullScan, the reference the tests compare with), at a cost
+// per event of O((moves + 1) x log n) plus the holders that the bound cannot
+// rule out, instead of O(holders x log n).
+//
 // State: the running jobs' profile (RunningProfile), the reservations on top
 // of it. Both are rebuilt from the snapshot when the events do not explain it
 // (a resync, a start this policy did not decide, a job past its estimate).
@@ -29,6 +41,7 @@
 #include <tuple>
 #include <unordered_map>
 
+#include "planner/holder_index.hpp"
 #include "planner/running_profile.hpp"
 #include "policy/policy.hpp"
 
@@ -38,8 +51,12 @@ class BackfillingPolicy final : public Policy {
  public:
   static constexpr int kUnlimited = std::numeric_limits<int>::max();
 
+  // How compression finds the holders to revisit: Indexed (the default)
+  // skips those that cannot move; FullScan tries every one (the reference).
+  enum class Compression { Indexed, FullScan };
+
   // `label` is the canonical spelling returned by name().
-  BackfillingPolicy(int depth, std::string label);
+  BackfillingPolicy(int depth, std::string label, Compression compression = Compression::Indexed);
 
   std::string name() const override { return label_; }
   StepResult step(const Snapshot& snapshot) override;
@@ -60,6 +77,10 @@ class BackfillingPolicy final : public Policy {
   bool update(const Snapshot& snapshot, bool& freed);
   void rebuild(const Snapshot& snapshot);
   void compress(Time now);
+  void compress_full_scan(Time now);
+  // Moves holder `id` (reserved at r.start) to start s, in the planner and
+  // in both orders.
+  void move_reservation(JobId id, Reservation& r, Time s);
   void add_reservation(JobId id, int size, Time start, Time duration, Planner::SpanId span);
   void drop_reservation(JobId id);
 
@@ -68,6 +89,8 @@ class BackfillingPolicy final : public Policy {
   RunningProfile profile_;  // running jobs; the reservations sit on top of it
   std::unordered_map<JobId, Reservation> reserved_;
   std::set<std::tuple<Time, std::int64_t, JobId>> reserved_by_start_;
+  HolderIndex holders_;  // the same order, searchable by shape
+  Compression compression_;
   std::int64_t next_order_ = 0;
 };
 

@@ -134,6 +134,7 @@ TEST(Planner, MatchesBruteForceOnRandomCases) {
   for (int round = 0; round < 3000; ++round) {
     const std::int64_t cap = 1 + static_cast<std::int64_t>(rng() % 16);
     Planner p(cap, 0);
+    p.log_gains(true);
     BrutePlanner b(cap, horizon);
     struct Res {
       Time s, d;
@@ -157,11 +158,21 @@ TEST(Planner, MatchesBruteForceOnRandomCases) {
       if (!held.empty() && rng() % 3 == 0) {  // release one at random
         const std::size_t i = rng() % held.size();
         p.release(held[i].span);
+        ASSERT_EQ(p.gains().back(), std::make_pair(held[i].s, held[i].s + held[i].d));  // logged as a gain
         b.add(held[i].s, held[i].s + held[i].d, held[i].n);
         held.erase(held.begin() + static_cast<std::ptrdiff_t>(i));
       }
       const Time a = static_cast<Time>(rng() % 100), e = a + 1 + static_cast<Time>(rng() % 20);
       ASSERT_EQ(p.min_free(a, e), b.min_free(a, e));
+      std::int64_t most = b.at(a);
+      for (Time t = a; t < e; ++t) most = std::max(most, b.at(t));
+      ASSERT_EQ(p.max_free(a, e), most);
+      if (b.at(a) >= size) {  // where the run of >= size free units through a ends
+        Time run_end = a + 1;
+        while (run_end < horizon && b.at(run_end) >= size) ++run_end;
+        if (run_end >= horizon) run_end = kTimeInfinity;  // free is cap beyond the horizon
+        ASSERT_EQ(p.first_short_after(a, size), run_end) << "round " << round;
+      }
       // Horizon query: earliest start before h with the window cut at h.
       const Time h = from + static_cast<Time>(rng() % 40);
       Time expect = h;
@@ -186,6 +197,21 @@ TEST(Planner, MatchesBruteForceOnRandomCases) {
     }
   }
   EXPECT_GT(checks, 10000);
+}
+
+TEST(Planner, GainLogIsOffUntilAskedAndKeepsOnlyAdditions) {
+  Planner p(10, 0);
+  const Planner::SpanId span = p.reserve(5, 10, 4);
+  p.release(span);
+  EXPECT_TRUE(p.gains().empty());  // off in a new planner
+  p.log_gains(true);
+  p.reserve(5, 10, 4);  // a take is no gain
+  EXPECT_TRUE(p.gains().empty());
+  p.advance_to(8);
+  p.add(2, 12, 1);  // cut at the origin
+  EXPECT_EQ(p.gains(), (std::vector<std::pair<Time, Time>>{{8, 12}}));
+  p.clear_gains();
+  EXPECT_TRUE(p.gains().empty());
 }
 
 }  // namespace

@@ -1,0 +1,104 @@
+// The holders of reservations in order of reserved start, searchable by
+// shape: conservative compression's way to skip, in O(log n) per visited
+// holder, the long runs of holders that cannot move.
+//
+// A treap keyed by (start, creation order), the order compression visits
+// holders in. Every node keeps the least size, least duration and least
+// start of its subtree, so a search for the next holder after a key that may
+// pass a test skips every subtree the test's bound rules out.
+#pragma once
+
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include "model/job.hpp"
+
+namespace los {
+
+class HolderIndex {
+ public:
+  struct Holder {
+    Time start;
+    std::int64_t order;
+    JobId id;
+    std::int64_t size;
+    Time duration;
+  };
+  // What a subtree holds at least: every holder in it has size >= size,
+  // duration >= duration, start >= start.
+  struct Bounds {
+    std::int64_t size;
+    Time duration;
+    Time start;
+  };
+
+  HolderIndex() : rng_(0x401d) {}
+
+  void insert(const Holder& h);
+  void erase(Time start, std::int64_t order);
+  void clear();
+  std::size_t size() const { return count_; }
+
+  // The first holder with key > (start, order), in key order, for which
+  // accept(holder) is true. may_hold(bounds) must be true for any subtree that
+  // holds a holder accept() takes (it may be true for others). nullptr when
+  // none.
+  template <typename MayHold, typename Accept>
+  const Holder* next_after(Time start, std::int64_t order, const MayHold& may_hold, const Accept& accept) const {
+    return find(root_, start, order, false, may_hold, accept);
+  }
+
+ private:
+  using Index = std::int32_t;
+  static constexpr Index kNil = -1;
+  struct Node {
+    Holder holder;
+    Bounds bounds;
+    std::uint32_t prio;
+    Index left;
+    Index right;
+  };
+
+  static bool before(const Holder& h, Time start, std::int64_t order) {
+    return h.start < start || (h.start == start && h.order < order);
+  }
+  void pull(Index t);
+  void split(Index t, Time start, std::int64_t order, Index& l, Index& r);  // l: keys < (start, order)
+  Index merge(Index l, Index r);
+
+  // In-order search of t's keys above (start, order); `all_above` when the
+  // whole subtree is above it (then the bounds may prune it).
+  template <typename MayHold, typename Accept>
+  const Holder* find(Index t, Time start, std::int64_t order, bool all_above, const MayHold& may_hold,
+                     const Accept& accept) const {
+    while (t != kNil) {
+      const Node& n = nodes_[t];
+      if (!all_above) {
+        if (!before(n.holder, start, order) && !(n.holder.start == start && n.holder.order == order)) {
+          // n is above the key: so is its right subtree; its left one is partly.
+          if (const Holder* h = find(n.left, start, order, false, may_hold, accept)) return h;
+          if (accept(n.holder)) return &n.holder;
+          t = n.right;
+          all_above = true;
+        } else {
+          t = n.right;
+        }
+        continue;
+      }
+      if (!may_hold(n.bounds)) return nullptr;
+      if (const Holder* h = find(n.left, start, order, true, may_hold, accept)) return h;
+      if (accept(n.holder)) return &n.holder;
+      t = n.right;
+    }
+    return nullptr;
+  }
+
+  std::vector<Node> nodes_;
+  std::vector<Index> free_list_;
+  Index root_ = kNil;
+  std::size_t count_ = 0;
+  std::minstd_rand rng_;  // treap priorities; fixed seed, deterministic
+};
+
+}  // namespace los
