@@ -44,6 +44,7 @@ run_task() {
 }
 export -f run_task
 export sim
+# shellcheck disable=SC2016  # $0 is expanded by the inner bash, on purpose
 run_all() { xargs -P "$jobs" -d '\n' -n 1 bash -c 'run_task "$0"'; }  # task lines on stdin
 path() { echo "$traces/${trace_file[$1]}"; }
 
@@ -118,4 +119,4 @@ done
 python3 "$root/scripts/results/los_report.py" "$data" "$out" "$root/docs/results/los.md" \
   "$(cd "$root" && git rev-parse --short HEAD 2>/dev/null || echo unknown)" "$(uname -srm); $(nproc) cores"
 for g in "$out"/*.gp; do (cd "$out" && gnuplot "$(basename "$g")"); done
-echo "los.sh: wrote docs/results/los.md and $(ls "$out"/*.svg | wc -l) plots"
+echo "los.sh: wrote docs/results/los.md and $(find "$out" -maxdepth 1 -name '*.svg' | wc -l) plots"
