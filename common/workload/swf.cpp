@@ -248,10 +248,15 @@ class SwfParser {
       if (size > 0) ++report_.size_from_allocated;
     }
     long long runtime = run;
-    // A job cancelled before it ran has no run time (-1) and status 5: it
-    // stays in the workload as a zero-length job, as its place in the queue
-    // was real.
-    if (runtime < 0 && status == 5) runtime = 0;
+    // Cancelled before it ran: no run time (-1), status 5 (see
+    // SwfReadOptions::keep_cancelled).
+    if (runtime < 0 && status == 5) {
+      if (!options_.keep_cancelled) {
+        ++report_.dropped_cancelled;
+        return;
+      }
+      runtime = 0;
+    }
     if (size <= 0) {
       ++report_.dropped_zero_size;
       return;

@@ -8,8 +8,11 @@
 //   size 0 (or both missing)   dropped, counted
 //   size above the machine     dropped, counted
 //   submit time -1 (unknown)   dropped, counted
-//   run time -1 (unknown)      dropped, counted
-//   run time 0 (cancelled)     kept: it waits, starts and ends at once
+//   run time -1, status 5      cancelled before it ran: dropped, counted
+//                              (SwfReadOptions::keep_cancelled keeps it as
+//                              a zero-length job that waits in the queue)
+//   run time -1 otherwise      unknown: dropped, counted
+//   run time 0                 kept: it waits, starts and ends at once
 //   estimate -1 or 0           the run time is the estimate (at least 1 s)
 //   run time > estimate        kept and counted; the simulator kills the job
 //                              at its estimate unless --no-kill
@@ -45,14 +48,15 @@ struct CleaningReport {
   std::size_t dropped_oversize = 0;
   std::size_t dropped_unknown_runtime = 0;
   std::size_t dropped_unknown_submit = 0;  // submit time -1
+  std::size_t dropped_cancelled = 0;       // run time -1, status 5: never ran
   std::size_t size_from_allocated = 0;     // requested size was -1
   std::size_t estimate_from_runtime = 0;   // estimate was -1 or 0
   std::size_t runtime_over_estimate = 0;
-  std::size_t cancelled = 0;     // run time 0
+  std::size_t cancelled = 0;     // run time 0 (kept)
   std::size_t out_of_order = 0;  // submit earlier than the line before
 
   std::size_t dropped() const {
-    return dropped_zero_size + dropped_oversize + dropped_unknown_runtime + dropped_unknown_submit;
+    return dropped_zero_size + dropped_oversize + dropped_unknown_runtime + dropped_unknown_submit + dropped_cancelled;
   }
 };
 
@@ -71,6 +75,12 @@ inline constexpr std::size_t kSwfMaxLineBytes = 64 * 1024;
 struct SwfReadOptions {
   // Machine size; 0 takes it from the header (MaxProcs, else MaxNodes).
   int units = 0;
+  // A record cancelled before it ran (run time -1, status 5) is dropped: it
+  // used no processors, and its wait field is the time until the user
+  // cancelled it, which a replay without cancel events cannot reproduce.
+  // true keeps it as a zero-length job that waits until the simulated
+  // scheduler starts it (los-sim --keep-cancelled; los-sim's earlier default).
+  bool keep_cancelled = false;
 };
 
 // Reads and cleans an SWF file (".gz" or plain; gzip is detected by content).

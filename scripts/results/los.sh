@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # Regenerates docs/results/los.md and its plots (docs/results/los/*.svg):
 # EASY against every LOS variant on KTH-SP2 (loads 0.5-0.95) and SDSC-SP2
-# (0.5-0.9), paired per-job differences with 90% confidence intervals, and a
-# lookahead sweep C in {10, 25, 50, 100, 250}.
+# (0.5-0.9), paired per-job differences with 90% confidence intervals, a
+# lookahead sweep C in {10, 25, 50, 100, 250}, every metric with records
+# cancelled before they ran dropped (the default) and kept (--keep-cancelled),
+# and the SDSC-SP2 ablation (one setting changed at a time, loads 0.5/0.7/0.9).
 #
 # Usage: scripts/results/los.sh [BUILD_DIR]   (default: build)
 # Needs: a built los-sim, python3, gnuplot, the shared traces in
 # ../shared/traces (or LOS_TRACES=DIR). Runs at most 2 simulations at once
-# (LOS_JOBS to change), under nice. About a minute on the 2-core machine.
+# (LOS_JOBS to change), under nice. A few minutes on the 2-core machine.
 set -euo pipefail
 
 root="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -30,22 +32,91 @@ done
 
 variants="easy,los,los-basic,los:traceback=selected-first,los-maxjobs,los-maxsd,los:head=once"
 sweep="easy,los:lookahead=10,los:lookahead=25,los,los:lookahead=100,los:lookahead=250"
+ablation_loads="0.50 0.70 0.90"
 
-mkdir -p "$data"
-rm -f "$data"/*.json
-tasks=()
+# One simulation: "OUTPUT|TRACE FILE|POLICIES|LOS-SIM OPTIONS..." -> OUTPUT (JSON).
+run_task() {
+  local output file policies flags
+  IFS='|' read -r output file policies flags <<<"$1"
+  # shellcheck disable=SC2086  # the options are separate words
+  nice "$sim" --quiet --check $flags --policy "$policies" --format json "$file" >"$output.tmp" &&
+    mv "$output.tmp" "$output"
+}
+export -f run_task
+export sim
+# shellcheck disable=SC2016  # $0 is expanded by the inner bash, on purpose
+run_all() { xargs -P "$jobs" -d '\n' -n 1 bash -c 'run_task "$0"'; }  # task lines on stdin
+path() { echo "$traces/${trace_file[$1]}"; }
+
+rm -rf "$data"
+mkdir -p "$data/cancelled" "$data/ablation"
+
+# The traces' own loads (no --load), both readings of cancelled records: the
+# runtime-scale rows of the ablation need the native offered load.
 for t in KTH-SP2 SDSC-SP2; do
-  for l in ${trace_loads[$t]}; do
-    tasks+=("$t variants $l $variants" "$t sweep $l $sweep")
+  for mode in drop keep; do
+    flags=""; [[ $mode == keep ]] && flags="--keep-cancelled"
+    echo "$data/cancelled/$t-$mode-own.json|$(path $t)|easy,los|$flags"
   done
+done | run_all
+native=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[0]["offered_load"])' \
+  "$data/cancelled/SDSC-SP2-drop-own.json")
+
+{
+  for t in KTH-SP2 SDSC-SP2; do
+    for l in ${trace_loads[$t]}; do
+      echo "$data/$t-variants-$l.json|$(path $t)|$variants|--load $l"
+      echo "$data/$t-sweep-$l.json|$(path $t)|$sweep|--load $l"
+    done
+    for l in $ablation_loads; do
+      echo "$data/cancelled/$t-drop-$l.json|$(path $t)|easy,los|--load $l"
+      echo "$data/cancelled/$t-keep-$l.json|$(path $t)|easy,los|--load $l --keep-cancelled"
+    done
+  done
+  # The ablation: NAME|POLICIES|OPTIONS, each row one change from the first.
+  while IFS='|' read -r name policies flags; do
+    for l in $ablation_loads; do
+      if [[ $flags == *RUNTIME_SCALE* ]]; then
+        scale=$(python3 -c "print($l / $native)")
+        f="${flags//RUNTIME_SCALE/$scale}"
+      else
+        f="--load $l $flags"
+      fi
+      echo "$data/ablation/$name@$l.json|$(path SDSC-SP2)|$policies|$f"
+    done
+  done <<'ROWS'
+cleaned|easy,los|
+archived|easy,los|--keep-cancelled
+no-kill|easy,los|--no-kill
+perfect-estimates|easy,los|--perfect-estimates
+no-extra|easy,los-basic|
+head-once|easy,los:head=once|
+lookahead-10|easy,los:lookahead=10|
+lookahead-25|easy,los:lookahead=25|
+lookahead-100|easy,los:lookahead=100|
+lookahead-250|easy,los:lookahead=250|
+rest-easy|easy,los:rest=easy|
+runtime-scale|easy,los|--runtime-scale RUNTIME_SCALE
+variants-archived|easy,los,los:traceback=selected-first,los-maxjobs,los-maxsd|--keep-cancelled
+variants-perfect|easy,los,los:traceback=selected-first,los-maxjobs,los-maxsd|--perfect-estimates
+variants-rest-easy|easy,los:rest=easy,los:rest=easy:traceback=selected-first,los-maxjobs:rest=easy,los-maxsd:rest=easy|
+ROWS
+} | run_all
+
+# Where SDSC-SP2's differences at 0.9 come from, by job class: the simulated
+# schedules (not kept) of easy, los and selected-first, cleaned and as archived.
+sched="$(mktemp -d)"
+trap 'rm -rf "$sched"' EXIT
+for mode in cleaned archived; do
+  flags=""; [[ $mode == archived ]] && flags="--keep-cancelled"
+  # shellcheck disable=SC2086
+  nice "$sim" --quiet --load 0.90 $flags --policy easy,los,los:traceback=selected-first \
+    --schedule-out "$sched/$mode.swf" "$(path SDSC-SP2)" >/dev/null
+  python3 "$root/scripts/results/los_report.py" decompose "$data/decomposition.json" "$sched/$mode.easy.swf" \
+    "los, $mode" "$sched/$mode.los.swf" "selected-first, $mode" "$sched/$mode.los_traceback_selected-first.swf"
 done
-printf '%s\n' "${tasks[@]}" | xargs -P "$jobs" -L 1 bash -c '
-  t="$0"; kind="$1"; load="$2"; policies="$3"
-  nice "'"$sim"'" --quiet --check --load "$load" --policy "$policies" --format json \
-    "'"$traces"'/$(case $t in KTH-SP2) echo '"${trace_file[KTH-SP2]}"';; SDSC-SP2) echo '"${trace_file[SDSC-SP2]}"';; esac)" \
-    > "'"$data"'/$t-$kind-$load.json.tmp" && mv "'"$data"'/$t-$kind-$load.json.tmp" "'"$data"'/$t-$kind-$load.json"
-'
+
 python3 "$root/scripts/results/los_report.py" "$data" "$out" "$root/docs/results/los.md" \
   "$(cd "$root" && git rev-parse --short HEAD 2>/dev/null || echo unknown)" "$(uname -srm); $(nproc) cores"
 for g in "$out"/*.gp; do (cd "$out" && gnuplot "$(basename "$g")"); done
-echo "los.sh: wrote docs/results/los.md and $(ls "$out"/*.svg | wc -l) plots"
+echo "los.sh: wrote docs/results/los.md and $(find "$out" -maxdepth 1 -name '*.svg' | wc -l) plots"

@@ -2,9 +2,12 @@
 """Builds docs/results/los.md and gnuplot scripts from los-sim JSON output.
 
 Usage: los_report.py DATA_DIR PLOT_DIR MARKDOWN COMMIT MACHINE
-DATA_DIR holds TRACE-{variants,sweep}-LOAD.json written by scripts/results/los.sh.
+       los_report.py decompose OUT.json BASELINE.swf OTHER.swf...
+DATA_DIR holds TRACE-{variants,sweep}-LOAD.json, cancelled/TRACE-{drop,keep}-LOAD.json,
+ablation/NAME@LOAD.json and decomposition.json, written by scripts/results/los.sh.
 The hand-written discussion comes from scripts/results/los_discussion.md.
 """
+import collections
 import glob
 import json
 import os
@@ -87,6 +90,211 @@ def section(md, trace, runs, title, plot_prefix):
     md.append("")
 
 
+def cancelled_section(md, data_dir):
+    """Every metric with cancelled-before-start records dropped and kept."""
+    runs = collections.defaultdict(dict)  # trace -> (load, mode) -> run
+    for path in glob.glob(os.path.join(data_dir, "cancelled", "*.json")):
+        trace, mode, load = os.path.basename(path)[: -len(".json")].rsplit("-", 2)
+        with open(path) as f:
+            runs[trace][(load, mode)] = json.load(f)
+    if not runs:
+        return
+    md.append("## Records cancelled before they ran: dropped (default) or kept\n")
+    md.append("A record with run time −1 and status 5 was cancelled while it waited: it never ran. By default "
+              "los-sim drops it (counted); `--keep-cancelled` keeps it as a zero-length job that waits until the "
+              "simulated scheduler starts it, the reading of earlier versions of this page. "
+              "docs/simulator.md gives the reasons for the default. Every metric both ways, `easy` / `los`, "
+              "at the trace's own load and at 0.5, 0.7, 0.9 (`los-sim --quiet --policy easy,los [--load L] "
+              "[--keep-cancelled] TRACE`):\n")
+    order = lambda k: (k[0] != "own", k[0], k[1])
+    cols = [("mean wait (s)", "mean_wait_s", 0), ("p90 wait (s)", "p90_wait_s", 0),
+            ("max wait (s)", "max_wait_s", 0), ("mean response (s)", "mean_response_s", 0),
+            ("mean slowdown", "mean_slowdown", 1), ("mean bsld", "mean_bsld", 1), ("utilization", "utilization", 3),
+            ("loss of capacity", "loss_of_capacity", 3), ("fairness F", "fairness_F", 0),
+            ("mean NUWT", "mean_nuwt", 2), ("mean queue", "mean_queue_length", 1)]
+    for trace in sorted(runs):
+        md.append(f"### {trace}\n")
+        md.append("| load | cancelled | jobs (dropped) | " + " | ".join(c[0] for c in cols) + " |")
+        md.append("|---|---|---|" + "---|" * len(cols))
+        for key in sorted(runs[trace], key=order):
+            easy, los = runs[trace][key]
+            load = "own ({:.3f})".format(easy["offered_load"]) if key[0] == "own" else key[0]
+            md.append(f"| {load} | {'dropped' if key[1] == 'drop' else 'kept'} | {easy['jobs']} ({easy['dropped']}) | " +
+                      " | ".join(f"{fmt(easy[c], d)} / {fmt(los[c], d)}" for _, c, d in cols) + " |")
+        md.append("")
+        md.append("EASY minus LOS, per job [90% CI]:\n")
+        md.append("| load | cancelled | wait (s) | response (s) | bounded slowdown |")
+        md.append("|---|---|---|---|---|")
+        for key in sorted(runs[trace], key=order):
+            v = runs[trace][key][1]["vs_baseline"]
+            md.append(f"| {key[0]} | {'dropped' if key[1] == 'drop' else 'kept'} | {diff_cell(v['wait_s'])} | "
+                      f"{diff_cell(v['response_s'])} | {diff_cell(v['bsld'])} |")
+        md.append("")
+
+
+ABLATION = [  # name, what changes, from the default (cleaned trace, kill at estimate, trace estimates, los C = 50)
+    ("cleaned", "none: the default (`easy,los`, records cancelled before they ran dropped)"),
+    ("archived", "the trace as archived: cancelled-before-start records kept as zero-length jobs (`--keep-cancelled`)"),
+    ("no-kill", "jobs run past their estimate (`--no-kill`)"),
+    ("perfect-estimates", "perfect estimates (`--perfect-estimates`)"),
+    ("no-extra", "no extra units: only jobs ending by the shadow time may start (`los-basic`)"),
+    ("head-once", "`head=once` (the thesis's single head start) instead of `loop`"),
+    ("lookahead-10", "lookahead C = 10"),
+    ("lookahead-25", "lookahead C = 25"),
+    ("lookahead-100", "lookahead C = 100"),
+    ("lookahead-250", "lookahead C = 250"),
+    ("rest-easy", "`rest=easy`: jobs past the window backfilled as EASY does"),
+    ("runtime-scale", "load made by scaling run times and estimates (`--runtime-scale L / native load`) instead of "
+                      "inter-arrival times"),
+]
+
+
+def load_ablation(data_dir):
+    out = collections.defaultdict(dict)  # name -> load -> run
+    for path in glob.glob(os.path.join(data_dir, "ablation", "*.json")):
+        name, _, load = os.path.basename(path)[: -len(".json")].rpartition("@")
+        with open(path) as f:
+            out[name][float(load)] = json.load(f)
+    return out
+
+
+def ablation_section(md, data_dir, variants):
+    abl = load_ablation(data_dir)
+    if not abl:
+        return
+    loads = sorted(abl["cleaned"])
+    md.append("## SDSC-SP2: the gap to the thesis, by ablation\n")
+    md.append("Each row changes one thing from the first: EASY minus LOS in mean bounded slowdown per job [90% CI] "
+              "(`los-sim --quiet --check --load L --policy easy,los[:params] [options] SDSC-SP2`; positive: LOS "
+              "better; **bold** / *italic*: the whole interval above / below 0), and EASY's mean bounded slowdown "
+              "and mean queue length at the highest load. The thesis: positive at every load, about 65 at 0.9.\n")
+    md.append("| change | " + " | ".join(f"{l:.1f}" for l in loads) +
+              f" | EASY bsld / queue at {loads[-1]:.1f} |")
+    md.append("|---|" + "---|" * (len(loads) + 1))
+    for name, what in ABLATION:
+        if name not in abl:
+            continue
+        r = abl[name]
+        top = r[loads[-1]][0]
+        md.append(f"| {what} | " + " | ".join(diff_cell(r[l][1]["vs_baseline"]["bsld"]) for l in loads) +
+                  f" | {fmt(top['mean_bsld'])} / {fmt(top['mean_queue_length'])} |")
+    md.append("")
+    # The variant ranking at the highest load, under the settings that move it.
+    top = loads[-1]
+    settings = [("default (cleaned)", by_policy(variants["SDSC-SP2"][top]) if top in variants.get("SDSC-SP2", {})
+                 else None, ""),
+                ("as archived (`--keep-cancelled`)", by_policy(abl["variants-archived"][top]), ""),
+                ("perfect estimates", by_policy(abl["variants-perfect"][top]), ""),
+                ("`rest=easy` on every variant", by_policy(abl["variants-rest-easy"][top]), ":rest=easy")]
+    names = [("`los`", "los"), ("selected-first", "los:traceback=selected-first"),
+             ("maxjobs", "los-maxjobs"), ("maxsd", "los-maxsd")]
+
+    def policy_key(base, suffix):
+        if not suffix:
+            return base
+        name, _, params = base.partition(":")
+        keys = sorted([p for p in params.split(":") if p] + [suffix.strip(":")])
+        return ":".join([name] + keys)
+
+    md.append(f"The variant ranking at {top:.1f} (thesis §4.3 at 0.9: selected-first ahead of bypassed-first by about "
+              "16, Maxjobs and Max-Slowdown ahead of no merit), EASY minus each variant in mean bounded slowdown:\n")
+    md.append("| setting | " + " | ".join(n for n, _ in names) + " |")
+    md.append("|---|" + "---|" * len(names))
+    for label, bp, suffix in settings:
+        if bp is None:
+            continue
+        md.append(f"| {label} | " + " | ".join(diff_cell(bp[policy_key(p, suffix)]["vs_baseline"]["bsld"])
+                                               if policy_key(p, suffix) in bp else "-" for _, p in names) + " |")
+    md.append("")
+    dec_path = os.path.join(data_dir, "decomposition.json")
+    if os.path.exists(dec_path):
+        with open(dec_path) as f:
+            dec = json.load(f)
+        md.append("Where the differences come from: SDSC-SP2 at 0.9, EASY minus the policy in bounded slowdown, "
+                  "summed per job class and divided by all jobs (so the rows add up to the mean difference). Classes: "
+                  "run time 0 (as archived these include the kept cancelled records), short (< 10 min) or long, "
+                  "width in units, and whether the estimate is at least 5 times the run time:\n")
+        runs = list(dec)
+        classes = sorted({c for r in runs for c in dec[r]["classes"]},
+                         key=lambda c: min(dec[r]["classes"].get(c, {"sum": 0})["sum"] for r in runs))
+        md.append("| class | " + " | ".join(f"{r} (jobs)" for r in runs) + " |")
+        md.append("|---|" + "---|" * len(runs))
+        for c in classes:
+            cells = []
+            for r in runs:
+                x = dec[r]["classes"].get(c)
+                cells.append(f"{fmt(x['sum'])} ({x['jobs']})" if x else "-")
+            md.append(f"| {c} | " + " | ".join(cells) + " |")
+        md.append("| **total** | " + " | ".join(fmt(dec[r]["total"]) for r in runs) + " |")
+        md.append("")
+        md.append("Mean wait (s), EASY / the policy, of the jobs with run time 0 and of the others:\n")
+        md.append("| jobs | " + " | ".join(runs) + " |")
+        md.append("|---|" + "---|" * len(runs))
+        for g in ("run time 0", "run time > 0"):
+            cells = []
+            for r in runs:
+                x = dec[r]["mean_wait"].get(g)
+                cells.append(f"{fmt(x['baseline'], 0)} / {fmt(x['policy'], 0)} ({x['jobs']} jobs)" if x else "-")
+            md.append(f"| {g} | " + " | ".join(cells) + " |")
+        md.append("")
+
+
+def queue_statement(md, variants):
+    """Which runs have a mean queue above 50 (the thesis's lookahead C), from the data."""
+    long_queues = []
+    for trace in sorted(variants):
+        for load in sorted(variants[trace]):
+            q = {r["policy"]: r["mean_queue_length"] for r in variants[trace][load]}
+            if max(q["easy"], q["los"]) > 50:
+                long_queues.append(f"{trace} at {load:.2f} (EASY {q['easy']:.1f}, `los` {q['los']:.1f})")
+    md.append("**Mean queue longer than C = 50** (the thesis's lookahead; mean over scheduling steps, EASY or `los`), "
+              "from the tables above: " + ("; ".join(long_queues) if long_queues else "none") + ".\n")
+
+
+def job_class(run, size, estimate):
+    if run == 0:
+        return "run time 0"
+    cls = ("short" if run < 600 else "long") + (" >32 units" if size > 32 else (" 9-32 units" if size > 8 else " ≤8 units"))
+    return cls + (", estimate ≥ 5× run" if estimate >= 5 * max(run, 1) else ", estimate < 5× run")
+
+
+def decompose(out_path, baseline, others, tau=10.0):
+    """Per-class sums of per-job bounded-slowdown differences from los-sim --schedule-out files."""
+    def read(path):
+        jobs = {}
+        with open(path) as f:
+            for line in f:
+                if line.startswith(";") or not line.strip():
+                    continue
+                x = line.split()
+                jobs[int(x[0])] = (int(x[2]), int(x[3]), int(x[4]), int(x[8]))  # wait, run, size, estimate
+        return jobs
+
+    def bsld(wait, run):
+        return max(1.0, (wait + run) / max(run, tau))
+
+    base = read(baseline)
+    result = json.load(open(out_path)) if os.path.exists(out_path) else {}
+    for label, path in others:
+        other = read(path)
+        classes = collections.defaultdict(lambda: {"sum": 0.0, "jobs": 0})
+        for job, (wait, run, size, estimate) in base.items():
+            c = classes[job_class(run, size, estimate)]
+            c["sum"] += (bsld(wait, run) - bsld(other[job][0], run)) / len(base)
+            c["jobs"] += 1
+        waits = collections.defaultdict(lambda: [0.0, 0.0, 0])  # group -> [baseline, other, jobs]
+        for job, (wait, run, _, _) in base.items():
+            g = waits["run time 0" if run == 0 else "run time > 0"]
+            g[0] += wait
+            g[1] += other[job][0]
+            g[2] += 1
+        result[label] = {"total": sum(c["sum"] for c in classes.values()), "classes": classes,
+                         "mean_wait": {k: {"baseline": v[0] / v[2], "policy": v[1] / v[2], "jobs": v[2]}
+                                       for k, v in waits.items()}}
+    with open(out_path, "w") as f:
+        json.dump(result, f, indent=1)
+
+
 def summary(md, runs_by_trace):
     md.append("## Summary\n")
     md.append("Counts of loads where the 90% CI of EASY minus the policy lies wholly above 0 (policy better), "
@@ -150,6 +358,10 @@ def gnuplot(plot_dir, name, trace, runs, title):
 
 
 def main():
+    if sys.argv[1] == "decompose":
+        out, baseline, rest = sys.argv[2], sys.argv[3], sys.argv[4:]
+        decompose(out, baseline, [(rest[i], rest[i + 1]) for i in range(0, len(rest), 2)])
+        return
     data_dir, plot_dir, markdown, commit, machine = sys.argv[1:6]
     variants = load_runs(data_dir, "variants")
     sweep = load_runs(data_dir, "sweep")
@@ -166,6 +378,8 @@ def main():
           f"- jobs killed at their estimate; bounded slowdown with tau = {any_run['bsld_tau_s']:.0f} s; "
           "confidence intervals: 20 batch means of the per-job paired differences (common random numbers), 90%",
           "- load: inter-arrival times scaled so that the offered load sum(size x runtime) / (units x span) is L",
+          "- trace cleaning as docs/simulator.md describes; records cancelled before they ran (run time -1, status 5) "
+          "are dropped; the section on them below has every metric with them kept as well",
           "- EASY and LOS use the same reservation rule: the head's extra units count every job that ends at its "
           "shadow time (the profile). LOS default `head=loop`: heads start while they fit, as in EASY.",
           ""]
@@ -180,6 +394,7 @@ def main():
         name = f"{trace}-variants"
         gnuplot(plot_dir, name, trace, variants[trace], "variants")
         section(md, trace, variants[trace], "variants", f"los/{name}")
+    queue_statement(md, variants)
     if sweep:
         md.append("## Lookahead sweep (`los`, C in {10, 25, 50, 100, 250})\n")
         summary(md, sweep)
@@ -187,6 +402,8 @@ def main():
             name = f"{trace}-lookahead"
             gnuplot(plot_dir, name, trace, sweep[trace], "lookahead")
             section(md, trace, sweep[trace], "lookahead sweep", f"los/{name}")
+    cancelled_section(md, data_dir)
+    ablation_section(md, data_dir, variants)
     discussion = os.path.join(os.path.dirname(os.path.abspath(__file__)), "los_discussion.md")
     if os.path.exists(discussion):
         with open(discussion) as f:

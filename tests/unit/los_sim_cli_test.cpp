@@ -4,6 +4,8 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
+#include <sstream>
 
 #include "test_support.hpp"
 #include "workload/swf.hpp"
@@ -67,6 +69,51 @@ TEST_F(LosSimCli, TableShowsPoliciesSideBySide) {
   EXPECT_NE(r.output.find("mean bounded slowdown"), std::string::npos);
   EXPECT_NE(r.output.find("depth:k=2"), std::string::npos);
   EXPECT_NE(r.output.find("90% confidence interval"), std::string::npos);
+}
+
+// Columns size to their content: a value wider than any header still has
+// blanks on both sides (a fairness F of 10^10 once ran into its neighbour).
+TEST_F(LosSimCli, TableColumnsSizeToWideValues) {
+  // Two jobs on 2 units, the second waits 10^13 s behind the first: mean
+  // slowdowns of 15 characters, wider than the 14 the table once allotted.
+  std::ofstream(path("wide.swf")) << "; MaxProcs: 2\n"
+                                  << "1 0 -1 10000000000000 2 -1 -1 2 10000000000000 -1 1 1 1 -1 1 1 -1 -1\n"
+                                  << "2 1 -1 10 2 -1 -1 2 10 -1 1 2 1 -1 1 1 -1 -1\n";
+  const test::CommandResult r = los_sim("--quiet --policy fcfs,easy,conservative " + path("wide.swf"));
+  ASSERT_EQ(r.status, 0) << r.output;
+  std::istringstream lines(r.output);
+  std::string row;
+  std::size_t metric_rows = 0;
+  std::size_t widest = 0;
+  bool in_table = false;
+  while (std::getline(lines, row)) {
+    if (row.rfind("metric", 0) == 0) in_table = true;
+    if (in_table && row.empty()) break;
+    if (!in_table) continue;
+    // Label, then one cell per policy: the cells of the three policies are
+    // separated by at least two blanks and line up with their header.
+    std::istringstream cells(row.substr(row.find("  ")));
+    std::vector<std::string> values{std::istream_iterator<std::string>(cells), {}};
+    ASSERT_EQ(values.size(), 3u) << row;
+    for (const std::string& v : values) widest = std::max(widest, v.size());
+    EXPECT_EQ(row.size(), r.output.substr(r.output.find("metric")).find('\n')) << row;
+    ++metric_rows;
+  }
+  EXPECT_GE(metric_rows, 10u);
+  EXPECT_GE(widest, 15u) << r.output;
+}
+
+TEST_F(LosSimCli, CancelledBeforeRunningIsDroppedByDefaultAndKeptOnRequest) {
+  std::ofstream(path("c.swf")) << "; MaxProcs: 4\n"
+                               << "1 0 -1 100 2 -1 -1 2 200 -1 1 1 1 -1 1 1 -1 -1\n"
+                               << "2 5 600 -1 -1 -1 -1 4 600 -1 5 1 1 -1 1 1 -1 -1\n";
+  test::CommandResult r = los_sim(path("c.swf"));
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("dropped 1 of 2 jobs"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("1 cancelled before they ran"), std::string::npos) << r.output;
+  r = los_sim("--keep-cancelled --quiet --format json " + path("c.swf"));
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_EQ(nlohmann::json::parse(r.output)[0]["jobs"], 2);
 }
 
 TEST_F(LosSimCli, ScheduleOutIsReadableSwf) {

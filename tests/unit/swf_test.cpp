@@ -52,7 +52,7 @@ TEST(Swf, CleansRealTraceDirt) {
                            line(4, 7, 300, 2, 2, 200) +                       // runs past its estimate
                            line(5, 8, 50, 2, 2, -1) +                         // no estimate: the run time
                            line(6, 3, 0, 2, 2, 60) +                          // out of order; cancelled (run 0)
-                           line(7, 9, -1, -1, 2, 60, 5) +                     // cancelled before running: run 0
+                           line(7, 9, -1, -1, 2, 60, 5) +                     // cancelled before running: dropped
                            line(8, 9, -1, 2, 2, 60, 1);                       // unknown run time: dropped
   const Workload w = parse_swf(text, "t.swf");
   const CleaningReport& c = w.cleaning;
@@ -61,23 +61,55 @@ TEST(Swf, CleansRealTraceDirt) {
   EXPECT_EQ(c.dropped_zero_size, 1u);
   EXPECT_EQ(c.dropped_oversize, 1u);
   EXPECT_EQ(c.dropped_unknown_runtime, 1u);
+  EXPECT_EQ(c.dropped_cancelled, 1u);
+  EXPECT_EQ(c.dropped(), 4u);
   EXPECT_EQ(c.runtime_over_estimate, 1u);
   EXPECT_EQ(c.estimate_from_runtime, 1u);
-  EXPECT_EQ(c.cancelled, 2u);
+  EXPECT_EQ(c.cancelled, 1u);
   EXPECT_EQ(c.out_of_order, 1u);
-  ASSERT_EQ(w.jobs.size(), 5u);
+  ASSERT_EQ(w.jobs.size(), 4u);
   // Sorted by submit time, stable.
   std::vector<JobId> ids;
   for (const Job& j : w.jobs) ids.push_back(j.id);
-  EXPECT_EQ(ids, (std::vector<JobId>{1, 6, 4, 5, 7}));
+  EXPECT_EQ(ids, (std::vector<JobId>{1, 6, 4, 5}));
   EXPECT_EQ(w.jobs[0].size, 4);
   EXPECT_EQ(w.jobs[2].runtime, 300);
   EXPECT_EQ(w.jobs[2].estimate, 200);
   EXPECT_EQ(w.jobs[3].estimate, 50);
-  EXPECT_EQ(w.jobs[4].runtime, 0);
   // Killed at the estimate by default: the effective run time.
   EXPECT_EQ(effective_runtime(w.jobs[2], true), 200);
   EXPECT_EQ(effective_runtime(w.jobs[2], false), 300);
+}
+
+// A record cancelled before it ran (run time -1, status 5) used no
+// processors: dropped and counted by default, kept as a zero-length waiting
+// job on request. Only that record: a status-5 job that ran is kept as is.
+TEST(Swf, CancelledBeforeRunningIsDroppedUnlessKept) {
+  const std::string text = "; MaxProcs: 8\n" + line(1, 0, 100, 2, 2, 200) +  // ran
+                           line(2, 5, -1, -1, 4, 600, 5) +                   // cancelled while waiting
+                           line(3, 6, 30, 2, 2, 200, 5) +                    // cancelled while running: ran 30 s
+                           line(4, 7, -1, 2, 2, 200, 0);                     // failed, run time unknown
+  const Workload dropped = parse_swf(text, "t.swf");
+  EXPECT_EQ(dropped.cleaning.records, 4u);
+  EXPECT_EQ(dropped.cleaning.dropped_cancelled, 1u);
+  EXPECT_EQ(dropped.cleaning.dropped_unknown_runtime, 1u);
+  EXPECT_EQ(dropped.cleaning.dropped(), 2u);
+  ASSERT_EQ(dropped.jobs.size(), 2u);
+  EXPECT_EQ(dropped.jobs[0].id, 1);
+  EXPECT_EQ(dropped.jobs[1].id, 3);
+  EXPECT_EQ(dropped.jobs[1].runtime, 30);
+
+  SwfReadOptions keep;
+  keep.keep_cancelled = true;
+  const Workload kept = parse_swf(text, "t.swf", keep);
+  EXPECT_EQ(kept.cleaning.dropped_cancelled, 0u);
+  EXPECT_EQ(kept.cleaning.dropped(), 1u);
+  EXPECT_EQ(kept.cleaning.cancelled, 1u);
+  ASSERT_EQ(kept.jobs.size(), 3u);
+  EXPECT_EQ(kept.jobs[1].id, 2);
+  EXPECT_EQ(kept.jobs[1].runtime, 0);
+  EXPECT_EQ(kept.jobs[1].size, 4);
+  EXPECT_EQ(kept.jobs[1].estimate, 600);
 }
 
 TEST(Swf, MalformedInputNamesFileLineAndField) {

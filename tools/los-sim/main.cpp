@@ -61,6 +61,10 @@ OPTIONS
     --no-kill            Let jobs run past their estimate (default: killed at it).
     --perfect-estimates  Set every estimate to the job's run time (at least 1 s),
                          as the fairness paper does (default: the trace's).
+    --keep-cancelled     Keep records cancelled before they ran (run time -1,
+                         status 5) as zero-length jobs that wait in the queue
+                         until started (default: dropped and counted; they used
+                         no processors).
     --bsld-tau S         Bounded-slowdown threshold in seconds (default: 10).
     --batches B          Batches for the confidence intervals (default: 20).
     --format F           table (default) or json: an array with one object per policy;
@@ -102,6 +106,7 @@ struct Options {
   std::size_t jobs = 0;
   bool kill = true;
   bool perfect_estimates = false;
+  bool keep_cancelled = false;
   std::string user_stats;
   double bsld_tau = 10;
   std::size_t batches = 20;
@@ -135,6 +140,7 @@ bool parse_args(int argc, char** argv, Options& o) {
   integer("--jobs", o.jobs, 1, 1LL << 40);
   app.add_flag_callback("--no-kill", [&] { o.kill = false; });
   app.add_flag("--perfect-estimates", o.perfect_estimates);
+  app.add_flag("--keep-cancelled", o.keep_cancelled);
   app.add_option("--user-stats", o.user_stats);
   number("--bsld-tau", o.bsld_tau, 0, 1e9);
   integer("--batches", o.batches, 2, 100000);
@@ -245,6 +251,7 @@ int run(const Options& o) {
 
   los::SwfReadOptions read;
   read.units = o.nodes;
+  read.keep_cancelled = o.keep_cancelled;
   los::Workload w = load_workload(o.workload, read);
   const los::CleaningReport& c = w.cleaning;
   if (!o.quiet) {
@@ -254,8 +261,8 @@ int run(const Options& o) {
     if (c.dropped()) {
       std::cerr << "los-sim: " << o.workload << ": dropped " << c.dropped() << " of " << c.records << " jobs ("
                 << c.dropped_oversize << " larger than " << w.units << " units, " << c.dropped_zero_size
-                << " of size 0, " << c.dropped_unknown_runtime << " with unknown run time, " << c.dropped_unknown_submit
-                << " with unknown submit time)\n";
+                << " of size 0, " << c.dropped_cancelled << " cancelled before they ran, " << c.dropped_unknown_runtime
+                << " with unknown run time, " << c.dropped_unknown_submit << " with unknown submit time)\n";
     }
   }
   los::cut_window(w, o.skip, o.jobs);

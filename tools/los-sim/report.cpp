@@ -1,8 +1,8 @@
 #include "report.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
-#include <iomanip>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
@@ -52,6 +52,27 @@ std::string interval(const PairedDifference& d) {
   return fixed(d.mean, 1) + " [" + fixed(d.low(), 1) + ", " + fixed(d.high(), 1) + "]";
 }
 
+// Prints rows of cells as aligned columns: each column as wide as its widest
+// cell, columns two spaces apart, columns from `right_aligned_from` on
+// right-aligned, no trailing spaces.
+void print_columns(std::ostream& out, const std::vector<std::vector<std::string>>& rows,
+                   std::size_t right_aligned_from) {
+  std::vector<std::size_t> width;
+  for (const auto& row : rows) {
+    if (width.size() < row.size()) width.resize(row.size(), 0);
+    for (std::size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], row[i].size());
+  }
+  for (const auto& row : rows) {
+    std::string line;
+    for (std::size_t i = 0; i < row.size(); ++i) {
+      const std::string pad(width[i] - row[i].size(), ' ');
+      if (i > 0) line += "  ";
+      line += i >= right_aligned_from ? pad + row[i] : (i + 1 < row.size() ? row[i] + pad : row[i]);
+    }
+    out << line << "\n";
+  }
+}
+
 }  // namespace
 
 void print_table(std::ostream& out, const RunInfo& info, const std::vector<PolicyReport>& reports) {
@@ -81,28 +102,26 @@ void print_table(std::ostream& out, const RunInfo& info, const std::vector<Polic
       {"jobs killed at estimate", [](const Summary& s) { return std::to_string(s.killed); }},
       {"simulation time (s)", [](const Summary& s) { return fixed(s.wall_seconds, 3); }},
   };
-  std::size_t width = 14;
-  for (const PolicyReport& r : reports) width = std::max(width, r.summary.policy.size() + 2);
-  out << std::left << std::setw(26) << "metric";
-  for (const PolicyReport& r : reports) out << std::right << std::setw(static_cast<int>(width)) << r.summary.policy;
-  out << "\n";
+  // Every column sized to its widest cell, two spaces apart, so wide values
+  // (a fairness F of 10^10 on a saturated trace) never run into each other.
+  std::vector<std::vector<std::string>> table;
+  table.push_back({"metric"});
+  for (const PolicyReport& r : reports) table.back().push_back(r.summary.policy);
   for (const Row& row : rows) {
-    out << std::left << std::setw(26) << row.label;
-    for (const PolicyReport& r : reports)
-      out << std::right << std::setw(static_cast<int>(width)) << row.value(r.summary);
-    out << "\n";
+    table.push_back({row.label});
+    for (const PolicyReport& r : reports) table.back().push_back(row.value(r.summary));
   }
+  print_columns(out, table, /*right_aligned_from=*/1);
   if (reports.size() > 1) {
     out << "\npaired per-job differences, " << reports.front().summary.policy
         << " minus each policy (positive: the policy is better);\n"
         << "mean [90% confidence interval from " << reports[1].vs_baseline.wait.batches << " batch means]\n";
-    out << std::left << std::setw(22) << "policy" << std::setw(30) << "wait (s)" << std::setw(30) << "response (s)"
-        << "bounded slowdown\n";
+    std::vector<std::vector<std::string>> diffs = {{"policy", "wait (s)", "response (s)", "bounded slowdown"}};
     for (std::size_t i = 1; i < reports.size(); ++i) {
       const Comparison& c = reports[i].vs_baseline;
-      out << std::left << std::setw(22) << reports[i].summary.policy << std::setw(30) << interval(c.wait)
-          << std::setw(30) << interval(c.response) << interval(c.bsld) << "\n";
+      diffs.push_back({reports[i].summary.policy, interval(c.wait), interval(c.response), interval(c.bsld)});
     }
+    print_columns(out, diffs, /*right_aligned_from=*/4);
   }
 }
 
