@@ -73,9 +73,13 @@ if [[ -n $rerun ]]; then
   [[ ${#tasks[@]} -gt 0 ]] || { echo "fairness-tabu.sh: LOS_RERUN=\"$rerun\" names no policy of this page" >&2; exit 1; }
 fi
 
+# --keep-cancelled: the page's committed runs keep SDSC-SP2's records cancelled
+# before they ran (the only trace here that has them) as zero-length jobs,
+# the simulator's reading when they were made; LOS_RERUN of one policy stays
+# comparable with the others. Dropping them (the default since) is a whole rerun.
 run_one() {
   local t="$1" est="$2" p="$3"
-  local name="$t-$est-${p//[:=]/_}" flags=(--quiet --check --bsld-tau 1 --format json --skip "$skip")
+  local name="$t-$est-${p//[:=]/_}" flags=(--quiet --check --bsld-tau 1 --format json --skip "$skip" --keep-cancelled)
   [[ $window == 0 ]] || flags+=(--jobs "$window")
   [[ $est == perfect ]] && flags+=(--perfect-estimates)
   # A failed run (exit 3: an invariant violated) fails the whole script.

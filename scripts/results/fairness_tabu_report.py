@@ -163,7 +163,7 @@ def main():
           "",
           f"Setup, as in the paper (Klusáček & Rudová; spec `../shared/specs/fairness-tabu.md`): "
           f"{scope}{'' if scope == 'whole traces' else ' (the paper simulates whole traces)'} "
-          f"(cleaned as `docs/simulator.md` says), perfect estimates (`--perfect-estimates`: estimate := run time), "
+          f"(cleaned as `docs/simulator.md` says, but records cancelled before they ran kept as zero-length jobs: `--keep-cancelled`), perfect estimates (`--perfect-estimates`: estimate := run time), "
           "bounded slowdown with τ = 1 s (`--bsld-tau 1`), one run per policy and trace, every run under the "
           "invariant checker (`--check`). `tabu` runs with its defaults: a search every 300 s of simulated time, "
           "2 × (waiting jobs) iterations, tabu list of 10, seed 1, weights 1, F as in the paper. "
