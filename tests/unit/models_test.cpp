@@ -229,6 +229,9 @@ TEST_F(LosSimGenerate, UsageAndErrors) {
   EXPECT_EQ(run("generate lublin:bogus=1 -o " + (dir_ / "x.swf").string()), 2);
   EXPECT_NE(read_file(dir_ / "stderr").find("unknown key 'bogus'"), std::string::npos);
   EXPECT_EQ(run("generate lublin"), 2);  // no -o
+  // Named once, by the command: "los-sim generate: no output file given ..."
+  EXPECT_EQ(read_file(dir_ / "stderr").rfind("los-sim generate: no output file given (-o FILE", 0), 0u)
+      << read_file(dir_ / "stderr");
   EXPECT_EQ(run("generate --jobs 0 lublin -o " + (dir_ / "x.swf").string()), 2);
   EXPECT_EQ(run("generate nosuchmodel -o " + (dir_ / "x.swf").string()), 2);
   EXPECT_EQ(run("generate lublin -o " + (dir_ / "no" / "such" / "dir.swf").string()), 1);

@@ -97,8 +97,8 @@ int run_generate(int argc, char** argv) {
     app.add_option("MODEL", model);
     // argv[1] is "generate".
     if (!cli.parse(argc - 1, argv + 1)) return 0;
-    if (model.empty()) throw los::UsageError("generate: no model given (lublin, cirne or cirne-moldable; see --help)");
-    if (output.empty()) throw los::UsageError("generate: no output file given (-o FILE, or -o - for standard output)");
+    if (model.empty()) throw los::UsageError("no model given (lublin, cirne or cirne-moldable; see --help)");
+    if (output.empty()) throw los::UsageError("no output file given (-o FILE, or -o - for standard output)");
     los::ModelSpec spec = los::parse_model_spec(model);
     for (const auto& [key, v] : keys) set_key(spec, "--" + key, key, v);
     const los::GeneratedWorkload g = los::generate_model(spec);
