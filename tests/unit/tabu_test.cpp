@@ -315,28 +315,31 @@ TEST(TabuPolicy, HandScheduleMovesTheLongJobBack) {
 
 // The wall-clock cap applies to live partitions only; a simulation always
 // runs its whole iteration budget.
+// A full 16-unit partition at t = 300 (the first search is due) with 200
+// random jobs waiting: a search with work to do.
+Snapshot full_partition_with_200_waiting(const std::string& partition = "") {
+  Snapshot s;
+  s.partition = partition;
+  s.now = 300;
+  s.total_units = 16;
+  s.free_units = 0;
+  RunningJob r;
+  r.job = job(1000, 0, 16, 1000, 1000, 1);
+  r.start = 0;
+  s.running.push_back(r);
+  std::mt19937_64 rng(3);
+  for (JobId id = 1; id <= 200; ++id) {
+    s.queue.push_back(job(id, id, std::uniform_int_distribution<int>(1, 16)(rng),
+                          std::uniform_int_distribution<Time>(10, 5000)(rng), -1, static_cast<int>(id % 7)));
+  }
+  return s;
+}
+
 TEST(TabuPolicy, TimeLimitAppliesLiveOnly) {
-  auto snapshot = [](const std::string& partition) {
-    Snapshot s;
-    s.partition = partition;
-    s.now = 300;  // the first search is due
-    s.total_units = 16;
-    s.free_units = 0;
-    RunningJob r;
-    r.job = job(1000, 0, 16, 1000, 1000, 1);
-    r.start = 0;
-    s.running.push_back(r);
-    std::mt19937_64 rng(3);
-    for (JobId id = 1; id <= 200; ++id) {
-      s.queue.push_back(job(id, id, std::uniform_int_distribution<int>(1, 16)(rng),
-                            std::uniform_int_distribution<Time>(10, 5000)(rng), -1, static_cast<int>(id % 7)));
-    }
-    return s;
-  };
   for (const RunMode mode : {RunMode::Simulation, RunMode::Live}) {
     PolicyPtr p = make_policy("tabu:time-limit=0.000001", mode);
     // The partition's name does not decide it: only the mode does.
-    p->step(snapshot(mode == RunMode::Live ? "" : "named"));
+    p->step(full_partition_with_200_waiting(mode == RunMode::Live ? "" : "named"));
     const TabuSearchStats& stats = dynamic_cast<const TabuPolicy&>(*p).stats();
     EXPECT_EQ(stats.searches, 1);
     if (mode == RunMode::Simulation) {
@@ -352,19 +355,7 @@ TEST(TabuPolicy, TimeLimitAppliesLiveOnly) {
 // iteration; a job arriving at t = 302 stops it after the two iterations
 // that fit, and the rest of its budget is lost.
 TEST(TabuPolicy, AbortStopsTheSearchAtTheNextEvent) {
-  Snapshot s;
-  s.now = 300;
-  s.total_units = 16;
-  s.free_units = 0;
-  RunningJob r;
-  r.job = job(1000, 0, 16, 1000, 1000, 1);
-  r.start = 0;
-  s.running.push_back(r);
-  std::mt19937_64 rng(3);
-  for (JobId id = 1; id <= 200; ++id) {
-    s.queue.push_back(job(id, id, std::uniform_int_distribution<int>(1, 16)(rng),
-                          std::uniform_int_distribution<Time>(10, 5000)(rng), -1, static_cast<int>(id % 7)));
-  }
+  Snapshot s = full_partition_with_200_waiting();
   PolicyPtr p = make_policy("tabu:abort:eval-cost=1:time-limit=0");
   const auto& tabu = dynamic_cast<const TabuPolicy&>(*p);
   const StepResult first = p->step(s);
