@@ -47,4 +47,17 @@ void scale_runtimes(Workload& w, double factor) {
   }
 }
 
+void scale_sizes(Workload& w, int units) {
+  if (units <= 0 || w.units <= 0) {
+    throw WorkloadError(w.source + ": cannot scale job sizes from " + std::to_string(w.units) + " to " +
+                        std::to_string(units) + " units");
+  }
+  const double factor = static_cast<double>(units) / static_cast<double>(w.units);
+  for (Job& j : w.jobs) {
+    const long long scaled = std::llround(static_cast<double>(j.size) * factor);
+    j.size = static_cast<int>(std::clamp<long long>(scaled, 1, units));
+  }
+  w.units = units;
+}
+
 }  // namespace los

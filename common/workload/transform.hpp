@@ -28,4 +28,11 @@ double scale_to_load(Workload& w, double target, bool kill_at_estimate);
 // as the gang-scheduling paper varies its load.
 void scale_runtimes(Workload& w, double factor);
 
+// Moves the workload to a machine of `units` units: every size becomes
+// size x units / w.units rounded to the nearest integer (halves up), at least
+// 1 and at most `units`; w.units becomes `units`. Used to replay a trace on a
+// smaller live cluster (los-sim replay). Throws WorkloadError if either
+// machine size is not positive.
+void scale_sizes(Workload& w, int units);
+
 }  // namespace los

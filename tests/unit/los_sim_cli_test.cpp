@@ -45,6 +45,33 @@ TEST_F(LosSimCli, HelpIsAManPage) {
   }
 }
 
+TEST_F(LosSimCli, ReplayDryRunShowsTheSlurmRequestsOfTheScaledJobs) {
+  // w.swf's job 1: 8 of 16 units, 181 s, estimate 362 s; on 8 nodes at x 30:
+  // 4 nodes, ceil(362 / 30 / 60) = 1 minute, sleep 181 / 30 = 6.033 s, submitted
+  // 60 s / 30 = 2 s after job 0 ... the first job is job 1 at t = 0.
+  const test::CommandResult r =
+      los_sim("replay --dry-run --quiet --cluster-nodes 8 --compress 30 --jobs 3 -p batch " + path("w.swf"));
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("at +0.000 s: sbatch --parsable -J los-replay-"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find(" -N 4 -t 1 -o /dev/null -p batch --wrap 'sleep 6.033'"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("at +2.000 s: "), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("predicted: easy"), std::string::npos) << r.output;
+  // A job of estimate 1,900 s at x 30: ceil(1900 / 1800) = 2 minutes.
+  std::ofstream(path("long.swf")) << "; MaxProcs: 8\n1 0 -1 1000 8 -1 -1 8 1900 -1 1 1 1 -1 1 1 -1 -1\n";
+  const test::CommandResult l = los_sim("replay --dry-run --quiet --cluster-nodes 8 --compress 30 " + path("long.swf"));
+  ASSERT_EQ(l.status, 0) << l.output;
+  EXPECT_NE(l.output.find("-N 8 -t 2 -o /dev/null --wrap 'sleep 33.333'"), std::string::npos) << l.output;
+}
+
+TEST_F(LosSimCli, ReplayRefusesWhatSlurmCannotReplay) {
+  const test::CommandResult r = los_sim("replay --dry-run --no-kill --cluster-nodes 8 " + path("w.swf"));
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find("--no-kill cannot be replayed"), std::string::npos) << r.output;
+  const test::CommandResult c = los_sim("replay --dry-run --compress 0 --cluster-nodes 8 " + path("w.swf"));
+  EXPECT_EQ(c.status, 2) << c.output;
+  EXPECT_NE(c.output.find("--compress"), std::string::npos) << c.output;
+}
+
 TEST_F(LosSimCli, JsonHasOneObjectPerPolicyWithTheDocumentedKeys) {
   const test::CommandResult r = los_sim("--policy fcfs,easy,conservative --format json --quiet " + path("w.swf"));
   ASSERT_EQ(r.status, 0) << r.output;

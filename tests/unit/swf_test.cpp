@@ -214,5 +214,23 @@ TEST(Transform, LoadScalingAndWindows) {
   EXPECT_EQ(w.jobs[1].id, 3);
 }
 
+TEST(Transform, SizesMoveToASmallerMachineRoundedToTheNearestAtLeastOne) {
+  // 128 units to 32: x 0.25. 1 -> 0.25 -> 1 (at least one), 2 -> 0.5 -> 1
+  // (halves up), 6 -> 1.5 -> 2, 7 -> 1.75 -> 2, 100 -> 25, 128 -> 32.
+  std::string text = "; MaxProcs: 128\n";
+  const int sizes[] = {1, 2, 6, 7, 100, 128};
+  for (int i = 0; i < 6; ++i) text += line(i + 1, i * 10, 100, sizes[i], sizes[i], 100);
+  Workload w = parse_swf(text, "t.swf");
+  scale_sizes(w, 32);
+  EXPECT_EQ(w.units, 32);
+  const int want[] = {1, 1, 2, 2, 25, 32};
+  for (int i = 0; i < 6; ++i) EXPECT_EQ(w.jobs[i].size, want[i]) << "size " << sizes[i];
+  // Up to a larger machine: 32 -> 64 doubles, and never past the machine.
+  scale_sizes(w, 64);
+  EXPECT_EQ(w.jobs[5].size, 64);
+  EXPECT_EQ(w.jobs[0].size, 2);
+  EXPECT_THROW(scale_sizes(w, 0), WorkloadError);
+}
+
 }  // namespace
 }  // namespace los

@@ -7,20 +7,20 @@
 #include <fstream>
 #include <iostream>
 #include <string>
-#include <type_traits>
 #include <vector>
 
 #include "generate.hpp"
 #include "metrics/summary.hpp"
 #include "policy/registry.hpp"
+#include "replay.hpp"
 #include "report.hpp"
 #include "sim/invariants.hpp"
 #include "sim/simulator.hpp"
 #include "util/cli.hpp"
 #include "util/parse.hpp"
-#include "workload/models.hpp"
 #include "workload/swf.hpp"
 #include "workload/transform.hpp"
+#include "workload_args.hpp"
 
 namespace {
 
@@ -31,6 +31,7 @@ SYNOPSIS
     los-sim [OPTIONS] WORKLOAD.swf[.gz]
     los-sim --list-policies
     los-sim generate MODEL[:KEY=VALUE]... -o FILE
+    los-sim replay [OPTIONS] WORKLOAD
 
 DESCRIPTION
     Replays a workload in the Standard Workload Format under one or more
@@ -43,6 +44,10 @@ DESCRIPTION
     WORKLOAD may also be model:MODEL[:KEY=VALUE]..., a workload drawn from a
     model without a file; los-sim generate writes one as SWF (see
     los-sim generate --help).
+
+    los-sim replay submits a workload to a live Slurm cluster with time
+    compressed and sets the outcome beside los-sim's prediction (see
+    los-sim replay --help).
 
     Sizes count whatever the workload counts (processors in a trace); the
     machine size comes from the header's MaxProcs, else MaxNodes, unless
@@ -93,20 +98,12 @@ EXAMPLES
     los-sim --policy easy,depth:k=4 --load 0.9 --format json trace.swf
 
 SEE ALSO
-    los-sim-generate(1), losd(8), sa-submit(1)
+    los-sim-generate(1), los-sim-replay(1), losd(8), sa-submit(1)
 )";
 
 struct Options {
-  std::string workload;
+  los::sim_cli::WorkloadArgs workload;
   std::string policies = "easy";
-  int nodes = 0;
-  double load = 0;
-  double runtime_scale = 1;
-  std::size_t skip = 0;
-  std::size_t jobs = 0;
-  bool kill = true;
-  bool perfect_estimates = false;
-  bool keep_cancelled = false;
   std::string user_stats;
   double bsld_tau = 10;
   std::size_t batches = 20;
@@ -121,29 +118,11 @@ struct Options {
 bool parse_args(int argc, char** argv, Options& o) {
   los::CommandLine cli("los-sim", kUsage);
   CLI::App& app = cli.app();
-  // Values are checked by los::parse_* so that errors name the option alike
-  // in every tool ("--load: expected a number, got 'abc'").
-  const auto integer = [&](const std::string& name, auto& target, long long min, long long max) {
-    app.add_option_function<std::string>(name, [&target, name, min, max](const std::string& v) {
-      target = static_cast<std::remove_reference_t<decltype(target)>>(los::parse_integer(name, v, min, max));
-    });
-  };
-  const auto number = [&](const std::string& name, double& target, double min, double max) {
-    app.add_option_function<std::string>(
-        name, [&target, name, min, max](const std::string& v) { target = los::parse_number(name, v, min, max); });
-  };
   app.add_option("--policy", o.policies);
-  integer("--nodes", o.nodes, 1, 100000000);
-  number("--load", o.load, 1e-6, 100);
-  number("--runtime-scale", o.runtime_scale, 1e-6, 1e6);
-  integer("--skip", o.skip, 0, 1LL << 40);
-  integer("--jobs", o.jobs, 1, 1LL << 40);
-  app.add_flag_callback("--no-kill", [&] { o.kill = false; });
-  app.add_flag("--perfect-estimates", o.perfect_estimates);
-  app.add_flag("--keep-cancelled", o.keep_cancelled);
+  los::sim_cli::add_workload_options(app, o.workload);
   app.add_option("--user-stats", o.user_stats);
-  number("--bsld-tau", o.bsld_tau, 0, 1e9);
-  integer("--batches", o.batches, 2, 100000);
+  los::sim_cli::add_number_option(app, "--bsld-tau", o.bsld_tau, 0, 1e9);
+  los::sim_cli::add_integer_option(app, "--batches", o.batches, 2, 100000);
   app.add_option_function<std::string>("--format", [&](const std::string& v) {
     if (v != "table" && v != "json" && v != "markdown") {
       throw los::UsageError("--format: expected table, json or markdown, got '" + v + "'");
@@ -154,9 +133,9 @@ bool parse_args(int argc, char** argv, Options& o) {
   app.add_flag("--check", o.check);
   app.add_flag("--quiet", o.quiet);
   app.add_flag("--list-policies", o.list);
-  app.add_option("WORKLOAD", o.workload);
+  app.add_option("WORKLOAD", o.workload.workload);
   if (!cli.parse(argc, argv)) return false;
-  if (!o.list && o.workload.empty()) throw los::UsageError(cli.usage_hint("no workload given"));
+  if (!o.list && o.workload.workload.empty()) throw los::UsageError(cli.usage_hint("no workload given"));
   return true;
 }
 
@@ -199,24 +178,6 @@ std::string schedule_path(const std::string& base, const std::string& policy, bo
   return base.substr(0, dot) + "." + safe + base.substr(dot);
 }
 
-void write_schedule(const std::string& path, const los::SimResult& r, const los::Workload& w) {
-  std::ofstream out(path);
-  if (!out) throw los::WorkloadError(path + ": cannot write the schedule");
-  std::vector<std::string> header = {"Simulated schedule written by los-sim", "Policy: " + r.policy,
-                                     "Workload: " + w.source, "MaxProcs: " + std::to_string(w.units)};
-  std::vector<los::SwfRecord> records;
-  records.reserve(r.jobs.size());
-  for (const los::JobOutcome& o : r.jobs) {
-    los::SwfRecord rec = los::swf_record(o.job);
-    rec.wait = o.wait();
-    rec.runtime = o.executed;
-    rec.status = o.killed ? 0 : 1;
-    records.push_back(rec);
-  }
-  los::write_swf(out, header, records);
-  if (!out) throw los::WorkloadError(path + ": write failed");
-}
-
 void write_user_stats(const std::string& path, const std::vector<los::SimResult>& results) {
   std::ofstream out(path);
   if (!out) throw los::WorkloadError(path + ": cannot write the user statistics");
@@ -230,15 +191,6 @@ void write_user_stats(const std::string& path, const std::vector<los::SimResult>
   if (!out) throw los::WorkloadError(path + ": write failed");
 }
 
-// A workload from an SWF file, or drawn from a model when written
-// "model:MODEL[:KEY=VALUE]..." (docs/workload-models.md); --nodes is the
-// model's machine size unless the spec sets nodes=.
-los::Workload load_workload(const std::string& arg, const los::SwfReadOptions& read) {
-  const std::string prefix = "model:";
-  if (arg.compare(0, prefix.size(), prefix) == 0) return los::model_workload(arg.substr(prefix.size()), read.units);
-  return los::read_swf(arg, read);
-}
-
 int run(const Options& o) {
   if (o.list) {
     std::cout << (o.format == "markdown" ? los::policy_catalog_markdown() : los::policy_catalog_text());
@@ -249,39 +201,17 @@ int run(const Options& o) {
   // Build every policy first, so a typo fails before a long simulation.
   for (const los::Spec& s : specs) los::make_policy(s);
 
-  los::SwfReadOptions read;
-  read.units = o.nodes;
-  read.keep_cancelled = o.keep_cancelled;
-  los::Workload w = load_workload(o.workload, read);
-  const los::CleaningReport& c = w.cleaning;
-  if (!o.quiet) {
-    if (c.out_of_order)
-      std::cerr << "los-sim: warning: " << o.workload << ": " << c.out_of_order
-                << " jobs submitted out of order; sorted by submit time\n";
-    if (c.dropped()) {
-      std::cerr << "los-sim: " << o.workload << ": dropped " << c.dropped() << " of " << c.records << " jobs ("
-                << c.dropped_oversize << " larger than " << w.units << " units, " << c.dropped_zero_size
-                << " of size 0, " << c.dropped_cancelled << " cancelled before they ran, " << c.dropped_unknown_runtime
-                << " with unknown run time, " << c.dropped_unknown_submit << " with unknown submit time)\n";
-    }
-  }
-  los::cut_window(w, o.skip, o.jobs);
-  if (w.jobs.empty()) throw los::WorkloadError(o.workload + ": no jobs left to simulate");
-  if (o.perfect_estimates) {
-    for (los::Job& j : w.jobs) j.estimate = std::max<los::Time>(j.runtime, 1);
-  }
-  if (o.runtime_scale != 1) los::scale_runtimes(w, o.runtime_scale);
-  if (o.load > 0) los::scale_to_load(w, o.load, o.kill);
+  const los::Workload w = los::sim_cli::prepare_workload(o.workload, "los-sim", o.quiet);
 
   los::RunInfo info;
-  info.workload = o.workload;
+  info.workload = o.workload.workload;
   info.units = w.units;
   info.jobs = w.jobs.size();
-  info.dropped = c.dropped();
-  info.offered_load = los::offered_load(w, o.kill);
+  info.dropped = w.cleaning.dropped();
+  info.offered_load = los::offered_load(w, o.workload.kill);
   info.bsld_tau = o.bsld_tau;
   info.batches = o.batches;
-  info.kill_at_estimate = o.kill;
+  info.kill_at_estimate = o.workload.kill;
 
   std::vector<los::SimResult> results;
   int status = 0;
@@ -289,16 +219,18 @@ int run(const Options& o) {
     los::PolicyPtr policy = los::make_policy(s);
     ProgressBar bar(!o.quiet, policy->name());
     los::SimOptions sim;
-    sim.kill_at_estimate = o.kill;
+    sim.kill_at_estimate = o.workload.kill;
     sim.progress = [&bar](double f) { bar.update(f); };
     los::InvariantChecker checker;
     los::SimResult r = los::simulate(w, *policy, sim, o.check ? &checker : nullptr);
     if (o.check) {
-      const std::vector<std::string> v = checker.check(r, o.kill);
+      const std::vector<std::string> v = checker.check(r, o.workload.kill);
       for (const std::string& msg : v) std::cerr << "los-sim: invariant violated (" << r.policy << "): " << msg << "\n";
       if (!v.empty()) status = 3;
     }
-    if (!o.schedule_out.empty()) write_schedule(schedule_path(o.schedule_out, r.policy, specs.size() > 1), r, w);
+    if (!o.schedule_out.empty())
+      los::write_schedule(schedule_path(o.schedule_out, r.policy, specs.size() > 1), r, w,
+                          "Simulated schedule written by los-sim");
     results.push_back(std::move(r));
   }
   if (!o.user_stats.empty()) write_user_stats(o.user_stats, results);
@@ -315,6 +247,7 @@ int run(const Options& o) {
 
 int main(int argc, char** argv) {
   if (argc >= 2 && std::string(argv[1]) == "generate") return run_generate(argc, argv);
+  if (argc >= 2 && std::string(argv[1]) == "replay") return run_replay(argc, argv);
   return los::run_cli("los-sim", [&] {
     Options o;
     return parse_args(argc, argv, o) ? run(o) : 0;

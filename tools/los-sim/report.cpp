@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdio>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
@@ -169,6 +170,24 @@ void print_json(std::ostream& out, const RunInfo& info, const std::vector<Policy
     all.push_back(std::move(o));
   }
   out << all.dump(2) << "\n";
+}
+
+void write_schedule(const std::string& path, const SimResult& r, const Workload& w, const std::string& title) {
+  std::ofstream out(path);
+  if (!out) throw WorkloadError(path + ": cannot write the schedule");
+  std::vector<std::string> header = {title, "Policy: " + r.policy, "Workload: " + w.source,
+                                     "MaxProcs: " + std::to_string(w.units)};
+  std::vector<SwfRecord> records;
+  records.reserve(r.jobs.size());
+  for (const JobOutcome& o : r.jobs) {
+    SwfRecord rec = swf_record(o.job);
+    rec.wait = o.wait();
+    rec.runtime = o.executed;
+    rec.status = o.killed ? 0 : 1;
+    records.push_back(rec);
+  }
+  write_swf(out, header, records);
+  if (!out) throw WorkloadError(path + ": write failed");
 }
 
 }  // namespace los

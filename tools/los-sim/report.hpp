@@ -2,11 +2,13 @@
 #pragma once
 
 #include <ostream>
+#include <string>
 #include <vector>
 
 #include "metrics/paired.hpp"
 #include "metrics/summary.hpp"
 #include "sim/simulator.hpp"
+#include "workload/swf.hpp"
 
 namespace los {
 
@@ -36,5 +38,10 @@ std::vector<PolicyReport> build_reports(const std::vector<SimResult>& results, d
 
 void print_table(std::ostream& out, const RunInfo& info, const std::vector<PolicyReport>& reports);
 void print_json(std::ostream& out, const RunInfo& info, const std::vector<PolicyReport>& reports);
+
+// Writes a schedule as SWF: each job's record with its wait, the run time it
+// executed and status 0 when killed at its estimate, else 1. The header names
+// `title`, the policy, the workload and the machine size.
+void write_schedule(const std::string& path, const SimResult& r, const Workload& w, const std::string& title);
 
 }  // namespace los

@@ -1,8 +1,5 @@
 // sa-submit: submit a moldable job with the request shape that finishes
 // first (SA), reading the partition's availability list from losd.
-#include <fcntl.h>
-#include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -25,6 +22,8 @@
 #include "util/cli.hpp"
 #include "util/clock.hpp"
 #include "util/parse.hpp"
+#include "util/process.hpp"
+#include "util/slurm_commands.hpp"
 
 namespace {
 
@@ -214,66 +213,6 @@ bool parse(int argc, char** argv, Options& o) {
 
 std::string clock_time(los::Time t) { return t >= los::kTimeInfinity ? "never" : los::local_time(t); }
 
-// A program's exit status and standard output (its stderr is left alone).
-struct Captured {
-  int status = -1;  // -1: it could not run, or did not exit
-  std::string output;
-};
-
-// `quiet`: its stderr goes to /dev/null.
-Captured run_capturing(const std::vector<std::string>& args, bool quiet = false) {
-  int pipe_fds[2];
-  if (pipe(pipe_fds) != 0) return {};
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], STDOUT_FILENO);
-  posix_spawn_file_actions_addclose(&actions, pipe_fds[0]);
-  if (quiet) posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
-  std::vector<std::string> copy = args;
-  std::vector<char*> argv;
-  for (std::string& a : copy) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  pid_t pid = 0;
-  const int spawned = posix_spawnp(&pid, argv[0], &actions, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  close(pipe_fds[1]);
-  Captured c;
-  if (spawned != 0) {
-    close(pipe_fds[0]);
-    return c;
-  }
-  char buffer[4096];
-  for (ssize_t n; (n = read(pipe_fds[0], buffer, sizeof buffer)) != 0;) {
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) break;
-    c.output.append(buffer, static_cast<std::size_t>(n));
-  }
-  close(pipe_fds[0]);
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  if (WIFEXITED(status)) c.status = WEXITSTATUS(status);
-  return c;
-}
-
-// Slurm's default partition (Default=YES), or "" when Slurm cannot be asked
-// or has none.
-std::string slurm_default_partition() {
-  const Captured c = run_capturing({"scontrol", "--oneliner", "show", "partition"}, true);
-  if (c.status != 0) return "";
-  std::size_t at = 0;
-  while (at < c.output.size()) {
-    std::size_t end = c.output.find('\n', at);
-    if (end == std::string::npos) end = c.output.size();
-    const std::string line = c.output.substr(at, end - at);
-    at = end + 1;
-    if (line.find(" Default=YES") == std::string::npos || line.rfind("PartitionName=", 0) != 0) continue;
-    const std::size_t name_end = line.find(' ');
-    return line.substr(14, name_end - 14);
-  }
-  return "";
-}
-
 // The script's #SBATCH options (none when it cannot be read: sbatch will say why).
 std::vector<std::string> script_options(const Options& o) {
   std::ifstream script(o.command.front());
@@ -296,7 +235,7 @@ std::string choose_partition(const Options& o, const std::vector<std::string>& s
     source = "#SBATCH in " + o.command.front();
     return p;
   }
-  if (std::string p = slurm_default_partition(); !p.empty()) {
+  if (std::string p = los::slurm_default_partition(); !p.empty()) {
     source = "Slurm's default partition";
     return p;
   }
@@ -372,7 +311,7 @@ int submit(const Options& o, const std::string& partition, const los::ShapeSpec&
   }
   if (o.json) {
     // sbatch --parsable prints "JOBID" or "JOBID;CLUSTER".
-    const Captured c = run_capturing(args);
+    const los::Captured c = los::run_capturing(args);
     if (c.status < 0) {
       std::cerr << "sa-submit: cannot run " << o.sbatch << "\n";
       return 1;
