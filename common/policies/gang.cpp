@@ -42,8 +42,11 @@ std::vector<int> GangPolicy::units_of(const RunningJob& r, int columns) const {
 }
 
 Time GangPolicy::hold_end(Time start, Time estimate, Time now) const {
-  // A running job's hold on its home row, rebuilt: from its first start,
-  // or one more cycle if that is past (as rebuild_row extends an overrun).
+  // A running job's hold on its home row, rebuilt. plan=rebuild: MPL x the
+  // remaining estimate, the work done being unknown (taken as 0). plan=keep:
+  // from its first start, or one more cycle if that is past (as rebuild_row
+  // extends an overrun).
+  if (options_.rebuild_plan) return now + static_cast<Time>(options_.mpl) * std::max<Time>(estimate, 1);
   const Time end = start + static_cast<Time>(options_.mpl) * std::max<Time>(estimate, 1);
   return end > now ? end : now + static_cast<Time>(options_.mpl) * options_.slice;
 }

@@ -73,7 +73,8 @@
 //     row (row 0 when anything executes) gets a full slice from `now`;
 //   - BGS: a running job holds its row until first start + MPL x estimate,
 //     or for one more cycle (MPL x slice) if that is already past; with
-//     plan=rebuild its progress restarts at 0 (remaining = the estimate);
+//     plan=rebuild its work done restarts at 0: it holds its row for MPL x
+//     its whole estimate from now;
 //   - migration: pending stalls and the per-slice task count are reset.
 // Without resync the state follows the events, as in simulation.
 #pragma once
