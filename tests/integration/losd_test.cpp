@@ -802,15 +802,16 @@ TEST(Losctl, StatusPlanStartsAndSetPolicy) {
 // ---- resync of the gang family ----------------------------------------------------
 
 // losd loses a gang policy's state in the middle of a run: killed and
-// restarted (a new process, a new plugin connection), or its policy switched
-// with set-policy. Its next answer comes from a fresh instance fed the
+// restarted (a new process, a new plugin connection), its policy switched
+// with set-policy, or a snapshot lost (a gap in the sequence numbers). Its
+// next answer comes from a fresh instance (the same one after a gap) fed the
 // snapshot alone (a resync), never an error or the fallback. What holds
 // across the cut: losd's decisions equal those of a simulation that does the
-// same at the same step (SimOptions::resync_steps, a fresh instance of
-// `after`); that simulation starts every job once, leaves none suspended and
+// same at the same step (SimOptions::resync_steps: a fresh instance of
+// `after`, or after a gap the same instance marked resync); that simulation starts every job once, leaves none suspended and
 // loses none (the simulator checks it), so losd does too, and the test
 // counts the starts losd sent.
-enum class Cut { Restart, SetPolicy };
+enum class Cut { Restart, SetPolicy, Gap };
 
 void expect_same_decisions_across_a_cut(const Workload& w, const std::string& before, const std::string& after,
                                         Cut how) {
@@ -834,13 +835,15 @@ void expect_same_decisions_across_a_cut(const Workload& w, const std::string& be
   instances.push_back(make_policy(before));
   SimOptions o;
   o.resync_steps = {at};
-  o.on_resync = [&]() -> Policy& {
-    instances.push_back(make_policy(after));
-    return *instances.back();
-  };
+  if (how != Cut::Gap) {
+    o.on_resync = [&]() -> Policy& {
+      instances.push_back(make_policy(after));
+      return *instances.back();
+    };
+  }
   Recorder rec;
   simulate(w, *instances.front(), o, &rec);
-  ASSERT_EQ(instances.size(), 2u);
+  ASSERT_EQ(instances.size(), how == Cut::Gap ? 1u : 2u);
   ASSERT_GT(rec.snapshots.size(), at);
   ASSERT_TRUE(rec.snapshots[at].resync);
 
@@ -858,14 +861,16 @@ void expect_same_decisions_across_a_cut(const Workload& w, const std::string& be
       losd = std::make_unique<test::LosdProcess>(kLosd, "default_policy: \"" + after + "\"\n");
       plugin = std::make_unique<Client>(losd->plugin_socket());
       plugin->hello("test-plugin", "", "23.11");
-    } else if (i == at) {
+    } else if (i == at && how == Cut::SetPolicy) {
       Client admin(losd->admin_socket());
       admin.hello("losctl");
       const auto ok =
           protocol::decode_set_policy_ok(admin.request(protocol::encode(protocol::SetPolicy{"sim", after})).payload);
       EXPECT_EQ(ok.policy, make_policy(after)->name());
     }
-    const protocol::SnapshotMessage m = cluster.snapshot(rec.snapshots[i], i + 1);
+    // A gap: snapshot number at + 1 never arrives.
+    const std::uint64_t seq = i + 1 + (how == Cut::Gap && i >= at ? 1 : 0);
+    const protocol::SnapshotMessage m = cluster.snapshot(rec.snapshots[i], seq);
     protocol::Frame reply;
     try {
       reply = plugin->request(protocol::encode(m, static_cast<std::uint32_t>(i)));
@@ -903,6 +908,11 @@ TEST(LosdGangResync, RestartUnderMbgsKeepsTheSimulatorsDecisions) {
 TEST(LosdGangResync, SetPolicyMidRunKeepsTheSimulatorsDecisions) {
   expect_same_decisions_across_a_cut(random_workload(31, 48, 300), "bgs", "bgs", Cut::SetPolicy);
   expect_same_decisions_across_a_cut(random_workload(37, 48, 300), "gang", "mgs:mpl=3", Cut::SetPolicy);
+}
+
+TEST(LosdGangResync, ALostSnapshotUnderBgsKeepsTheSimulatorsDecisions) {
+  expect_same_decisions_across_a_cut(random_workload(41, 48, 300), "bgs", "bgs", Cut::Gap);
+  expect_same_decisions_across_a_cut(random_workload(43, 48, 300), "mgs", "mgs", Cut::Gap);
 }
 
 // ---- operations --------------------------------------------------------------
