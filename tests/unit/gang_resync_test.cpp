@@ -10,6 +10,7 @@
 
 #include "policies/gang.hpp"
 #include "policy/registry.hpp"
+#include "sim/forecast.hpp"
 #include "sim/invariants.hpp"
 #include "test_support.hpp"
 #include "workload/models.hpp"
@@ -278,6 +279,36 @@ TEST(GangResync, OverlappingExecutingJobsAreSuspendedNotStartedTwice) {
   m.end(2);
   EXPECT_TRUE(m.step(*g, 200).decisions.empty());
   EXPECT_TRUE(g->matrix()->empty());
+}
+
+// losd's predicted starts replay a fresh instance from a live snapshot
+// (begin_from_snapshot): with gang jobs executing and suspended that is a
+// resync, which now works instead of throwing.
+TEST(GangResync, ForecastsFromASnapshotWithSuspendedJobs) {
+  const Workload w = generate_model(parse_model_spec("lublin:jobs=300:nodes=64:seed=7")).workload;
+  struct Pick final : SimObserver {
+    void after_step(const Snapshot& s, const StepResult&, const Policy&) override {
+      const bool suspended =
+          std::any_of(s.running.begin(), s.running.end(), [](const RunningJob& r) { return r.suspended; });
+      if (suspended && s.queue.size() > 2 && snapshots.size() < 4 && ++seen % 10 == 0) snapshots.push_back(s);
+    }
+    std::size_t seen = 0;
+    std::vector<Snapshot> snapshots;
+  } pick;
+  PolicyPtr p = make_policy("gang");
+  simulate(w, *p, {}, &pick);
+  ASSERT_FALSE(pick.snapshots.empty());
+  for (const char* spec : {"gang", "bgs", "mgs", "mbgs:plan=rebuild"}) {
+    for (const Snapshot& s : pick.snapshots) {
+      std::vector<Time> starts;
+      ASSERT_NO_THROW(starts = forecast_starts(s, spec)) << spec << " at t=" << s.now;
+      ASSERT_EQ(starts.size(), s.queue.size());
+      for (std::size_t i = 0; i < starts.size(); ++i) {
+        EXPECT_GE(starts[i], s.now) << spec << " job " << s.queue[i].id;
+        EXPECT_LT(starts[i], kTimeInfinity) << spec << " job " << s.queue[i].id;
+      }
+    }
+  }
 }
 
 // ---- whole simulations with resyncs -----------------------------------------------
