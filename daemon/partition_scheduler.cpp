@@ -55,16 +55,10 @@ PartitionScheduler::Outcome PartitionScheduler::step(Snapshot snapshot, bool res
   Outcome out;
   const auto t0 = std::chrono::steady_clock::now();
   const bool rebuild = !previous_ || resync || need_resync_ || snapshot.now < previous_->now;
-  if (rebuild && !fresh_policy_ && !policy_->capabilities().resync) {
-    // It cannot rebuild its state: a fresh instance starts over instead.
-    policy_ = make_policy(policy_->name(), RunMode::Live);
-    fresh_policy_ = true;
-  }
   if (fresh_policy_) {
     begin_from_snapshot(snapshot, *policy_);
   } else if (rebuild) {
-    snapshot.events.clear();
-    snapshot.resync = true;
+    mark_resync(snapshot, *policy_);
   } else {
     snapshot.events = diff_snapshots(*previous_, snapshot, started_last_);
     snapshot.resync = false;

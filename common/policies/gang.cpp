@@ -28,6 +28,127 @@ void GangPolicy::init(const Snapshot& s) {
   }
 }
 
+// ---- resync ----------------------------------------------------------------------
+
+std::vector<int> GangPolicy::units_of(const RunningJob& r, int columns) const {
+  // The job's units in the snapshot's order (switch_to_active_row compares
+  // them with its columns), or none if the list is empty or not a set of
+  // distinct columns of this partition.
+  std::vector<int> sorted = r.nodes;
+  std::sort(sorted.begin(), sorted.end());
+  const bool valid = !sorted.empty() && sorted.front() >= 0 && sorted.back() < columns &&
+                     std::adjacent_find(sorted.begin(), sorted.end()) == sorted.end();
+  return valid ? r.nodes : std::vector<int>{};
+}
+
+Time GangPolicy::hold_end(Time start, Time estimate, Time now) const {
+  // A running job's hold on its home row, rebuilt. plan=rebuild: MPL x the
+  // remaining estimate, the work done being unknown (taken as 0). plan=keep:
+  // from its first start, or one more cycle if that is past (as rebuild_row
+  // extends an overrun).
+  if (options_.rebuild_plan) return now + static_cast<Time>(options_.mpl) * std::max<Time>(estimate, 1);
+  const Time end = start + static_cast<Time>(options_.mpl) * std::max<Time>(estimate, 1);
+  return end > now ? end : now + static_cast<Time>(options_.mpl) * options_.slice;
+}
+
+void GangPolicy::place_running(JobId id, Time start, Time estimate, int row, std::vector<int> cols, Time now) {
+  const int size = static_cast<int>(cols.size());
+  matrix_->place(id, size, row, std::move(cols));
+  if (!options_.backfill) return;
+  const Time end = hold_end(start, estimate, now);
+  occupied_[id] = Occupation{row, size, end, std::max<Time>(estimate, 1)};
+  // Given back with add() when it ends (occupied_ knows where).
+  plans_[static_cast<std::size_t>(row)].planner.reserve(now, end - now, size);
+}
+
+void GangPolicy::place_orphans(Time now) {
+  for (auto it = orphans_.begin(); it != orphans_.end();) {
+    int row = -1;
+    std::vector<int> cols;
+    for (int r = 0; r < options_.mpl && row < 0; ++r) {
+      std::vector<int> c = it->cols;
+      if (c.empty()) {
+        if (it->size > matrix_->columns() || matrix_->free_count(r) < it->size) continue;
+        c = matrix_->lowest_free(r, it->size);
+      } else if (!matrix_->columns_free(r, c)) {
+        continue;
+      }
+      if (options_.backfill && plans_[static_cast<std::size_t>(r)].planner.min_free(
+                                   now, hold_end(it->start, it->estimate, now)) < static_cast<int>(c.size())) {
+        continue;
+      }
+      row = r;
+      cols = std::move(c);
+    }
+    if (row < 0) {
+      ++it;
+      continue;
+    }
+    place_running(it->id, it->start, it->estimate, row, std::move(cols), now);
+    it = orphans_.erase(it);
+  }
+}
+
+void GangPolicy::resync(const Snapshot& s) {
+  const Time now = s.now;
+  matrix_.reset();
+  active_ = 0;
+  slice_end_ = kTimeInfinity;
+  tasks_migrated_in_slice_ = 0;
+  pending_stall_.clear();
+  moved_in_event_.clear();
+  plans_.clear();
+  freed_.clear();
+  occupied_.clear();
+  reserved_.clear();
+  next_order_ = 0;
+  progress_.clear();
+  orphans_.clear();
+  init(s);
+
+  std::vector<const RunningJob*> jobs;
+  jobs.reserve(s.running.size());
+  for (const RunningJob& r : s.running) jobs.push_back(&r);
+  std::sort(jobs.begin(), jobs.end(), [](const RunningJob* a, const RunningJob* b) {
+    return std::tuple(a->suspended, a->start, a->job.id) < std::tuple(b->suspended, b->start, b->job.id);
+  });
+  const int n = matrix_->columns();
+  for (const RunningJob* r : jobs) {
+    const JobId id = r->job.id;
+    // Work done is unknown: it restarts at 0 (plan=rebuild holds the rows
+    // for the whole estimate).
+    if (options_.rebuild_plan) progress_[id] = Progress{r->suspended ? -1 : now, 0, 0};
+    const std::vector<int> units = units_of(*r, n);
+    const int size = units.empty() ? r->job.size : static_cast<int>(units.size());
+    int row = -1;
+    std::vector<int> cols;
+    for (int k = 0; k < options_.mpl && row < 0; ++k) {
+      // Executing jobs: the active row 0 first; suspended ones: rows 1.. first.
+      const int r_try = r->suspended ? (k + 1) % options_.mpl : k;
+      if (units.empty()) {
+        if (size > n || matrix_->free_count(r_try) < size) continue;
+        cols = matrix_->lowest_free(r_try, size);
+      } else if (matrix_->columns_free(r_try, units)) {
+        cols = units;
+      } else {
+        continue;
+      }
+      row = r_try;
+    }
+    if (row < 0) {
+      orphans_.push_back(Orphan{id, size, units, r->start, r->job.estimate});
+    } else {
+      place_running(id, r->start, r->job.estimate, row, std::move(cols), now);
+    }
+  }
+  if (options_.backfill) {
+    schedule_backfill(s);  // Schedule-1: reservations re-planned in queue order
+  } else {
+    schedule_gang(s);
+  }
+  fill();  // FillMatrix-1
+}
+
 // ---- reservations (BGS, MBGS) ----------------------------------------------
 
 void GangPolicy::drop_reservation(JobId id) {
@@ -129,6 +250,13 @@ void GangPolicy::apply_events(const Snapshot& s) {
   for (const SnapshotEvent& ev : s.events) {
     switch (ev.kind) {
       case SnapshotEvent::Kind::Ended: {
+        const auto orphan =
+            std::find_if(orphans_.begin(), orphans_.end(), [&](const Orphan& o) { return o.id == ev.job; });
+        if (orphan != orphans_.end()) {
+          orphans_.erase(orphan);
+          progress_.erase(ev.job);
+          break;
+        }
         if (!matrix_->contains(ev.job)) {
           throw std::logic_error(label_ + ": job " + std::to_string(ev.job) + " ended outside the matrix");
         }
@@ -588,16 +716,17 @@ Time GangPolicy::next_reserved_start() const {
 // ---- the step --------------------------------------------------------------------
 
 StepResult GangPolicy::step(const Snapshot& s) {
+  const Time now = s.now;
   if (s.resync) {
-    throw std::runtime_error(label_ + ": resync at t=" + std::to_string(s.now) +
-                             ": gang scheduling follows the simulator's events and cannot rebuild its matrix");
+    resync(s);
+    advance_slice(now, true);  // the slice clock restarts now
+    return finish_step(s);
   }
   if (!matrix_) init(s);
   if (matrix_->columns() != s.total_units) {
     throw std::runtime_error(label_ + ": the partition changed from " + std::to_string(matrix_->columns()) + " to " +
                              std::to_string(s.total_units) + " units at t=" + std::to_string(s.now));
   }
-  const Time now = s.now;
   moved_in_event_.clear();
   if (options_.backfill) {
     for (RowPlan& p : plans_) p.planner.advance_to(now);
@@ -628,19 +757,28 @@ StepResult GangPolicy::step(const Snapshot& s) {
     } else if (options_.backfill) {
       compress_freed(now);
     }
+    if (!orphans_.empty()) place_orphans(now);  // jobs a resync could not fit, before the queue
     bool waiting = options_.backfill ? schedule_backfill(s) : schedule_gang(s);  // Schedule-1
     const bool migrating = options_.migrate && options_.max_tasks != 0;
     if (migrating && (waiting || options_.migrate_idle)) {
       collapse_with_migration(now);  // CollapseMatrix-2
       if (options_.backfill) compress_freed(now);
+      if (!orphans_.empty()) place_orphans(now);
       waiting = options_.backfill ? schedule_backfill(s) : schedule_gang(s);  // Schedule-2
     }
     fill();                                // FillMatrix-1
     if (migrating) fill_with_migration();  // FillMatrix-2
   }
   advance_slice(now, idle_before);
+  return finish_step(s);
+}
+
+StepResult GangPolicy::finish_step(const Snapshot& s) {
+  const Time now = s.now;
   StepResult result;
-  if (!matrix_->empty()) result.decisions = switch_to_active_row(s);
+  // An executing job a resync could not fit is suspended even with an
+  // empty matrix.
+  if (!matrix_->empty() || !orphans_.empty()) result.decisions = switch_to_active_row(s);
   if (options_.rebuild_plan) track_switches(result.decisions, now);
   // Jobs placed in the matrix that have not run yet stay in the simulator's
   // queue until their row's slice; they no longer wait for the scheduler.

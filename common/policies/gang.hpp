@@ -45,8 +45,38 @@
 //     CollapseMatrix-2 / Schedule-2 are skipped when no job waits after
 //     Schedule-1 (migrate_idle=true runs them anyway).
 //
-// Simulation only: the state follows the simulator's events; a resync
-// (events lost) is an error.
+// Resync (snapshot.resync: a losd restart, `losctl set-policy`, a lost
+// message) rebuilds the whole state from the snapshot alone; no event is
+// needed and nothing of the previous state is kept:
+//   - matrix: row 0 is the active row and holds every executing job on its
+//     units (RunningJob::nodes; a job with no valid unit list takes the
+//     lowest free columns). Suspended jobs follow, one at a time in order of
+//     (first start, id), each in the lowest row 1..MPL-1 where all its
+//     columns are free (first fit), row 0 only if none is. Rows are thus
+//     renumbered (the active row first) and packed first-fit; placement
+//     order, which Fill and Compact follow, is executing jobs then suspended
+//     ones, each by (first start, id). Replicas are not rebuilt: Fill makes
+//     them again;
+//   - a job that fits no row (more jobs overlap on a unit than MPL rows, or
+//     two executing jobs share a unit) is never dropped and never started
+//     again: it is kept aside, suspended (an executing one is suspended at
+//     this step), and at each later recompute it is placed, on its own
+//     columns and before any queued job, in the first row where they are
+//     free (and, BGS, where the row's plan has room for it); its Resume
+//     comes with its row's slice. Its completion or cancellation is
+//     accepted as for any matrix job;
+//   - the queue is then scheduled (Schedule-1, in queue order: BGS
+//     reservations are re-planned from it) and the matrix filled
+//     (FillMatrix-1); Compact and the migration phases wait for the next
+//     event, so a resync of a consistent state suspends nothing;
+//   - the slice clock restarts at the snapshot's time: the first non-empty
+//     row (row 0 when anything executes) gets a full slice from `now`;
+//   - BGS: a running job holds its row until first start + MPL x estimate,
+//     or for one more cycle (MPL x slice) if that is already past; with
+//     plan=rebuild its work done restarts at 0: it holds its row for MPL x
+//     its whole estimate from now;
+//   - migration: pending stalls and the per-slice task count are reset.
+// Without resync the state follows the events, as in simulation.
 #pragma once
 
 #include <optional>
@@ -83,8 +113,8 @@ class GangPolicy final : public Policy {
   GangPolicy(GangOptions options, std::string label);
 
   std::string name() const override { return label_; }
-  // The matrix follows the events; it cannot yet be rebuilt from a snapshot.
-  Capabilities capabilities() const override { return {.resync = false, .time_sharing = true}; }
+  // The matrix follows the events and is rebuilt from a resync snapshot.
+  Capabilities capabilities() const override { return {.resync = true, .time_sharing = true}; }
   StepResult step(const Snapshot& snapshot) override;
   // With mpl=1 a reservation is a start time; with more rows it only
   // promises a place in a row (execution waits for the row's slice), so
@@ -125,6 +155,11 @@ class GangPolicy final : public Policy {
   };
 
   void init(const Snapshot& s);
+  void resync(const Snapshot& s);
+  std::vector<int> units_of(const RunningJob& r, int columns) const;
+  Time hold_end(Time start, Time estimate, Time now) const;
+  void place_running(JobId id, Time start, Time estimate, int row, std::vector<int> cols, Time now);
+  void place_orphans(Time now);
   void apply_events(const Snapshot& s);
   void replan_overruns(Time now);
   void rebuild_row(int row, Time now);
@@ -153,6 +188,7 @@ class GangPolicy final : public Policy {
   void rebuild_plans(Time now, bool with_reservations);
   void advance_slice(Time now, bool idle_before);
   std::vector<Decision> switch_to_active_row(const Snapshot& s);
+  StepResult finish_step(const Snapshot& s);
 
   GangOptions options_;
   std::string label_;
@@ -163,6 +199,16 @@ class GangPolicy final : public Policy {
   long long tasks_migrated_in_slice_ = 0;
   std::unordered_map<JobId, Time> pending_stall_;  // migration stalls not yet charged
   std::unordered_set<JobId> moved_in_event_;
+  // Started jobs a resync could not fit in the matrix, in order of (first
+  // start, id): suspended until a row has their columns free.
+  struct Orphan {
+    JobId id;
+    int size;
+    std::vector<int> cols;  // empty: unknown units, any free columns
+    Time start;
+    Time estimate;
+  };
+  std::vector<Orphan> orphans_;
 
   std::vector<RowPlan> plans_;
   std::vector<bool> freed_;

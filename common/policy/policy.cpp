@@ -14,7 +14,11 @@ void begin_from_snapshot(Snapshot& snapshot, const Policy& policy) {
     snapshot.resync = false;
     return;
   }
-  if (!policy.capabilities().resync) {
+  mark_resync(snapshot, policy);
+}
+
+void mark_resync(Snapshot& snapshot, const Policy& policy) {
+  if (!policy.capabilities().resync && !snapshot.running.empty()) {
     throw std::runtime_error("policy " + policy.name() + " cannot rebuild its state from a snapshot while " +
                              std::to_string(snapshot.running.size()) +
                              " jobs run (it needs every event from its first step on)");

@@ -96,8 +96,14 @@ using PolicyPtr = std::unique_ptr<Policy>;
 // partition already in use (losd after a restart or a policy change, a
 // forecast from a live snapshot). With nothing running the instance misses
 // nothing: it learns the queue as arrivals, exactly as at the start of a
-// simulation. Otherwise it must rebuild from the snapshot (resync); a policy
-// without Capabilities::resync cannot, and this throws std::runtime_error.
+// simulation. Otherwise it must rebuild from the snapshot: mark_resync.
 void begin_from_snapshot(Snapshot& snapshot, const Policy& policy);
+
+// Marks a snapshot whose events are unknown (losd restarted, a policy
+// switch, a lost message): events cleared, resync set, so the policy
+// rebuilds its state from the snapshot alone. Every registered policy can;
+// one without Capabilities::resync cannot while jobs run, and this throws
+// std::runtime_error naming it (losd answers the step with an error).
+void mark_resync(Snapshot& snapshot, const Policy& policy);
 
 }  // namespace los

@@ -41,7 +41,7 @@ struct Event {
 class Engine {
  public:
   Engine(const Workload& w, Policy& policy, const SimOptions& options, SimObserver* observer)
-      : w_(w), jobs_(w.jobs), policy_(policy), options_(options), observer_(observer), state_(w.jobs.size()) {
+      : w_(w), jobs_(w.jobs), policy_(&policy), options_(options), observer_(observer), state_(w.jobs.size()) {
     result_.policy = policy.name();
     result_.workload = w.source;
     result_.units = w.units;
@@ -103,12 +103,12 @@ class Engine {
       if (options_.progress && (++loops & 0x1fff) == 0) options_.progress(static_cast<double>(next_arrival) / n);
     }
     if (!snap_.queue.empty()) {
-      throw SimulationError("policy " + policy_.name() + " left " + std::to_string(snap_.queue.size()) +
+      throw SimulationError("policy " + policy_->name() + " left " + std::to_string(snap_.queue.size()) +
                             " jobs waiting (first: job " + std::to_string(snap_.queue.front().id) +
                             ") with nothing running and nothing to come: it would never start them");
     }
     if (!snap_.running.empty()) {
-      throw SimulationError("policy " + policy_.name() + " left " + std::to_string(snap_.running.size()) +
+      throw SimulationError("policy " + policy_->name() + " left " + std::to_string(snap_.running.size()) +
                             " jobs suspended at the end of the simulation");
     }
     result_.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
@@ -134,7 +134,7 @@ class Engine {
   }
 
   std::string who(JobId id) const {
-    return "policy " + policy_.name() + " at t=" + std::to_string(snap_.now) + ", job " + std::to_string(id);
+    return "policy " + policy_->name() + " at t=" + std::to_string(snap_.now) + ", job " + std::to_string(id);
   }
 
   void arrive(std::uint32_t i) {
@@ -154,7 +154,7 @@ class Engine {
     if (unseen_) schedule();
     Job& j = jobs_[i];
     const Job before = j;
-    options_.on_submit(j, snap_, policy_);
+    options_.on_submit(j, snap_, *policy_);
     const std::string what = w_.source + ": on_submit of job " + std::to_string(before.id);
     if (j.id != before.id || j.submit != before.submit) {
       throw SimulationError(what + ": the hook may not change the job's id or submit time");
@@ -220,10 +220,12 @@ class Engine {
 
   void schedule() {
     unseen_ = false;
-    const StepResult step = policy_.step(snap_);
+    resync_seam();
+    const StepResult step = policy_->step(snap_);
     ++result_.steps;
     result_.queue_length_sum += static_cast<double>(snap_.queue.size());
-    if (observer_) observer_->after_step(snap_, step, policy_);
+    if (observer_) observer_->after_step(snap_, step, *policy_);
+    snap_.resync = false;
     snap_.events.clear();
 
     bool started = false;
@@ -319,9 +321,24 @@ class Engine {
     }
   }
 
+  // SimOptions::resync_steps: the events of this step are lost, as in losd
+  // after a restart (a fresh policy) or a gap in the snapshots (the same one).
+  void resync_seam() {
+    const std::vector<std::size_t>& at = options_.resync_steps;
+    bool due = false;
+    while (next_resync_ < at.size() && at[next_resync_] <= result_.steps) due = at[next_resync_++] == result_.steps;
+    if (!due) return;
+    if (options_.on_resync) {
+      policy_ = &options_.on_resync();
+      begin_from_snapshot(snap_, *policy_);
+    } else {
+      mark_resync(snap_, *policy_);
+    }
+  }
+
   const Workload& w_;
   std::vector<Job> jobs_;  // as submitted: the workload's, after on_submit
-  Policy& policy_;
+  Policy* policy_;         // replaced only by the resync seam
   const SimOptions& options_;
   SimObserver* observer_;
   std::vector<JobState> state_;
@@ -329,9 +346,10 @@ class Engine {
   std::priority_queue<Event, std::vector<Event>, std::greater<Event>> events_;
   std::uint64_t seq_ = 0;
   std::uint32_t wake_version_ = 0;
-  std::size_t admitted_ = 0;  // queued jobs the policy has admitted (time sharing)
-  std::size_t stalled_ = 0;   // overhead charges so far: 0 skips the overhead integral
-  bool unseen_ = false;       // something happened at this instant that the policy has not stepped on
+  std::size_t next_resync_ = 0;  // index into options_.resync_steps
+  std::size_t admitted_ = 0;     // queued jobs the policy has admitted (time sharing)
+  std::size_t stalled_ = 0;      // overhead charges so far: 0 skips the overhead integral
+  bool unseen_ = false;          // something happened at this instant that the policy has not stepped on
   Snapshot snap_;
   SimResult result_;
 };

@@ -45,6 +45,16 @@ struct SimOptions {
   // the policy takes a step first. Unset (the default), the simulation is
   // exactly as without the hook.
   std::function<void(Job&, const Snapshot&, const Policy&)> on_submit;
+  // Test seam for resync (losd after a restart, a policy switch, a lost
+  // message). Before step k (0-based, counted as SimResult::steps) for each k
+  // listed, ascending, the events since the previous step are dropped: with
+  // on_resync set, the step and the rest of the run go to the policy it
+  // returns (a fresh instance the caller owns), prepared by
+  // begin_from_snapshot as losd prepares a new instance; unset, the same
+  // policy gets the snapshot marked resync (mark_resync). Empty (the
+  // default): the simulation is exactly as without the seam.
+  std::vector<std::size_t> resync_steps;
+  std::function<Policy&()> on_resync;
 };
 
 // What happened to one job.

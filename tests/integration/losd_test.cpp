@@ -799,6 +799,122 @@ TEST(Losctl, StatusPlanStartsAndSetPolicy) {
   EXPECT_EQ(test::run_command(std::string(LOS_BIN_DIR) + "/losctl --socket /nonexistent/q.sock status").status, 3);
 }
 
+// ---- resync of the gang family ----------------------------------------------------
+
+// losd loses a gang policy's state in the middle of a run: killed and
+// restarted (a new process, a new plugin connection), its policy switched
+// with set-policy, or a snapshot lost (a gap in the sequence numbers). Its
+// next answer comes from a fresh instance (the same one after a gap) fed the
+// snapshot alone (a resync), never an error or the fallback. What holds
+// across the cut: losd's decisions equal those of a simulation that does the
+// same at the same step (SimOptions::resync_steps: a fresh instance of
+// `after`, or after a gap the same instance marked resync); that simulation starts every job once, leaves none suspended and
+// loses none (the simulator checks it), so losd does too, and the test
+// counts the starts losd sent.
+enum class Cut { Restart, SetPolicy, Gap };
+
+void expect_same_decisions_across_a_cut(const Workload& w, const std::string& before, const std::string& after,
+                                        Cut how) {
+  // The step to cut at: the first in the run's second third with jobs both
+  // executing and suspended and some waiting.
+  Recorder plain;
+  {
+    PolicyPtr p = make_policy(before);
+    simulate(w, *p, {}, &plain);
+  }
+  std::size_t at = 0;
+  for (std::size_t i = plain.snapshots.size() / 3; i < plain.snapshots.size() && at == 0; ++i) {
+    const Snapshot& s = plain.snapshots[i];
+    const auto suspended =
+        std::count_if(s.running.begin(), s.running.end(), [](const RunningJob& r) { return r.suspended; });
+    if (suspended > 0 && suspended < static_cast<long>(s.running.size()) && !s.queue.empty()) at = i;
+  }
+  ASSERT_GT(at, 0u) << before << ": no step with executing, suspended and waiting jobs";
+
+  std::vector<PolicyPtr> instances;
+  instances.push_back(make_policy(before));
+  SimOptions o;
+  o.resync_steps = {at};
+  if (how != Cut::Gap) {
+    o.on_resync = [&]() -> Policy& {
+      instances.push_back(make_policy(after));
+      return *instances.back();
+    };
+  }
+  Recorder rec;
+  simulate(w, *instances.front(), o, &rec);
+  ASSERT_EQ(instances.size(), how == Cut::Gap ? 1u : 2u);
+  ASSERT_GT(rec.snapshots.size(), at);
+  ASSERT_TRUE(rec.snapshots[at].resync);
+
+  const std::string config = "default_policy: \"" + before + "\"\n";
+  auto losd = std::make_unique<test::LosdProcess>(kLosd, config);
+  auto plugin = std::make_unique<Client>(losd->plugin_socket());
+  plugin->hello("test-plugin", "", "23.11");
+  FakeCluster cluster(w.units);
+  std::unordered_map<JobId, int> starts;
+  std::size_t mismatches = 0;
+  for (std::size_t i = 0; i < rec.snapshots.size(); ++i) {
+    if (i == at && how == Cut::Restart) {
+      plugin.reset();
+      losd.reset();  // SIGTERM, wait, sockets gone
+      losd = std::make_unique<test::LosdProcess>(kLosd, "default_policy: \"" + after + "\"\n");
+      plugin = std::make_unique<Client>(losd->plugin_socket());
+      plugin->hello("test-plugin", "", "23.11");
+    } else if (i == at && how == Cut::SetPolicy) {
+      Client admin(losd->admin_socket());
+      admin.hello("losctl");
+      const auto ok =
+          protocol::decode_set_policy_ok(admin.request(protocol::encode(protocol::SetPolicy{"sim", after})).payload);
+      EXPECT_EQ(ok.policy, make_policy(after)->name());
+    }
+    // A gap: snapshot number at + 1 never arrives.
+    const std::uint64_t seq = i + 1 + (how == Cut::Gap && i >= at ? 1 : 0);
+    const protocol::SnapshotMessage m = cluster.snapshot(rec.snapshots[i], seq);
+    protocol::Frame reply;
+    try {
+      reply = plugin->request(protocol::encode(m, static_cast<std::uint32_t>(i)));
+    } catch (const protocol::RemoteError& e) {
+      FAIL() << before << " -> " << after << " step " << i << " (cut at " << at << "): losd answered " << e.what();
+    }
+    ASSERT_EQ(reply.header.type, LOS_MSG_DECISIONS) << "step " << i;
+    const protocol::DecisionsMessage d = protocol::decode_decisions(reply.payload);
+    EXPECT_EQ(d.wakeup, rec.wakeups[i]) << "step " << i << " (cut at " << at << ")";
+    std::vector<std::pair<int, JobId>> got, want;
+    for (const auto& x : d.decisions) {
+      got.push_back({static_cast<int>(x.kind), x.job});
+      starts[x.job] += x.kind == Decision::Kind::Start;
+    }
+    for (const auto& x : rec.decisions[i]) want.push_back({static_cast<int>(x.kind), x.job});
+    if (got != want && ++mismatches < 5) {
+      ADD_FAILURE() << before << " -> " << after << " step " << i << " (cut at " << at << ") t=" << rec.snapshots[i].now
+                    << ": losd " << describe(got) << " vs los-sim " << describe(want);
+    }
+  }
+  EXPECT_EQ(mismatches, 0u);
+  for (const Job& j : w.jobs) EXPECT_EQ(starts[j.id], 1) << "job " << j.id << " started " << starts[j.id] << " times";
+  EXPECT_TRUE(losd->alive());
+}
+
+TEST(LosdGangResync, RestartUnderBgsKeepsTheSimulatorsDecisions) {
+  expect_same_decisions_across_a_cut(random_workload(23, 48, 300), "bgs", "bgs", Cut::Restart);
+}
+
+TEST(LosdGangResync, RestartUnderMbgsKeepsTheSimulatorsDecisions) {
+  expect_same_decisions_across_a_cut(random_workload(29, 48, 300), "mbgs:mpl=3:plan=rebuild", "mbgs:mpl=3:plan=rebuild",
+                                     Cut::Restart);
+}
+
+TEST(LosdGangResync, SetPolicyMidRunKeepsTheSimulatorsDecisions) {
+  expect_same_decisions_across_a_cut(random_workload(31, 48, 300), "bgs", "bgs", Cut::SetPolicy);
+  expect_same_decisions_across_a_cut(random_workload(37, 48, 300), "gang", "mgs:mpl=3", Cut::SetPolicy);
+}
+
+TEST(LosdGangResync, ALostSnapshotUnderBgsKeepsTheSimulatorsDecisions) {
+  expect_same_decisions_across_a_cut(random_workload(41, 48, 300), "bgs", "bgs", Cut::Gap);
+  expect_same_decisions_across_a_cut(random_workload(43, 48, 300), "mgs", "mgs", Cut::Gap);
+}
+
 // ---- operations --------------------------------------------------------------
 
 TEST(LosdOperations, NotifiesSystemdOfReadyReloadingAndStopping) {
