@@ -5,6 +5,7 @@
 #include "policies/fcfs.hpp"
 #include "policies/gang.hpp"
 #include "policies/los.hpp"
+#include "policies/pect.hpp"
 #include "policies/tabu.hpp"
 
 namespace los {
@@ -48,6 +49,9 @@ const std::vector<PolicyInfo>& policy_catalog() {
        "conservative backfilling whose plan is improved by tabu search on slowdown, wait, response and user "
        "fairness (Klusacek & Rudova)",
        tabu_parameters, make_tabu},
+      {"pect",
+       "SCOJO-PECT: short/medium/long slices by share, suspend to disk at slice ends, smart and EASY backfilling",
+       pect_parameters, make_pect},
   };
   return catalog;
 }
