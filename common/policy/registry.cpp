@@ -6,6 +6,7 @@
 #include "policies/gang.hpp"
 #include "policies/los.hpp"
 #include "policies/pect.hpp"
+#include "policies/pect_search.hpp"
 #include "policies/tabu.hpp"
 
 namespace los {
@@ -52,6 +53,9 @@ const std::vector<PolicyInfo>& policy_catalog() {
       {"pect",
        "SCOJO-PECT: short/medium/long slices by share, suspend to disk at slice ends, smart and EASY backfilling",
        pect_parameters, make_pect},
+      {"pect-search",
+       "SCOJO-PECT with limited-size job groups per class optimized by a bi-level search with branch-and-bound",
+       pect_search_parameters, make_pect_search},
   };
   return catalog;
 }
