@@ -9,6 +9,7 @@
 #include <set>
 
 #include "policies/pect.hpp"
+#include "policies/pect_search.hpp"
 #include "policy/registry.hpp"
 #include "sim/invariants.hpp"
 #include "test_support.hpp"
@@ -236,8 +237,8 @@ TEST(Pect, SoundOnGeneratedWorkloads) {
   for (const char* model : {"lublin:jobs=3000:nodes=128:seed=71", "lublin:jobs=3000:nodes=128:seed=7",
                             "lublin:jobs=2000:nodes=64:seed=5:arrival-scale=0.7"}) {
     const Workload w = generate_model(parse_model_spec(model)).workload;
-    for (const char* spec :
-         {"pect", "pect:switch=0", "pect:smart=false", "pect:skip_empty=false", "pect:easy=false:medium_slice=600"}) {
+    for (const char* spec : {"pect", "pect:switch=0", "pect:smart=false", "pect:skip_empty=false",
+                             "pect:easy=false:medium_slice=600", "pect-search", "pect-search:level2=false:bnb=false"}) {
       SCOPED_TRACE(std::string(model) + " " + spec);
       expect_sound(w, spec);
     }
@@ -252,6 +253,7 @@ TEST(Pect, SoundOnASharedTraceSegment) {
   for (Job& j : w.jobs) j.estimate = std::max<Time>(j.runtime, 1);  // the thesis's exact run times
   expect_sound(w, "pect");
   expect_sound(w, "pect:smart=false");
+  expect_sound(w, "pect-search");
 }
 
 }  // namespace
