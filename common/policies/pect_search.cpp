@@ -417,7 +417,7 @@ PectSearchPolicy::PectSearchPolicy(PectSearchOptions options, std::string label,
     : PectPolicy(options.pect, std::move(label)), so_(std::move(options)), mode_(mode) {}
 
 PectSearchPolicy::~PectSearchPolicy() {
-  if (so_.stats) std::cerr << stats_line() << "\n";
+  if (so_.stats && stepped_) std::cerr << stats_line() << "\n";
 }
 
 std::string PectSearchPolicy::stats_line() const {
@@ -598,6 +598,7 @@ void PectSearchPolicy::group_pass(const Waiting& waiting, Time now, std::vector<
 }
 
 StepResult PectSearchPolicy::step(const Snapshot& s) {
+  stepped_ = true;
   bool completion = false;
   for (const SnapshotEvent& ev : s.events) {
     if (ev.kind != SnapshotEvent::Kind::Ended) continue;

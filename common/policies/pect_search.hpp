@@ -207,6 +207,7 @@ class PectSearchPolicy final : public PectPolicy {
   std::array<long long, 3> groups_{};
   long long grouped_jobs_ = 0;
   SearchStats stats_;
+  bool stepped_ = false;  // instances made only for their name print nothing
 };
 
 const ParamTable& pect_search_parameters();
