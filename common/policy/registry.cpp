@@ -5,6 +5,8 @@
 #include "policies/fcfs.hpp"
 #include "policies/gang.hpp"
 #include "policies/los.hpp"
+#include "policies/pect.hpp"
+#include "policies/pect_search.hpp"
 #include "policies/tabu.hpp"
 
 namespace los {
@@ -48,6 +50,12 @@ const std::vector<PolicyInfo>& policy_catalog() {
        "conservative backfilling whose plan is improved by tabu search on slowdown, wait, response and user "
        "fairness (Klusacek & Rudova)",
        tabu_parameters, make_tabu},
+      {"pect",
+       "SCOJO-PECT: short/medium/long slices by share, suspend to disk at slice ends, smart and EASY backfilling",
+       pect_parameters, make_pect},
+      {"pect-search",
+       "SCOJO-PECT with limited-size job groups per class optimized by a bi-level search with branch-and-bound",
+       pect_search_parameters, make_pect_search},
   };
   return catalog;
 }

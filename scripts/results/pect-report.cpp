@@ -1,0 +1,126 @@
+// The measuring program of scripts/results/pect-search.sh (compiled by it
+// against the build's los_common): simulates policies on one workload with
+// exact run times as estimates (the thesis's assumption) and prints JSON with
+// the thesis's metrics: bounded slowdown (600 s), response and wait per
+// runtime class x size class, utilization, and pect-search's search counters.
+//
+// Usage: pect-report WORKLOAD POLICY...
+//   WORKLOAD: model:MODEL[:KEY=VALUE]... or an SWF file.
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "policies/pect.hpp"
+#include "policies/pect_search.hpp"
+#include "policy/registry.hpp"
+#include "sim/invariants.hpp"
+#include "sim/simulator.hpp"
+#include "workload/models.hpp"
+#include "workload/swf.hpp"
+
+namespace {
+
+constexpr double kBound = 600;
+
+struct Acc {
+  long long n = 0;
+  double bsld = 0, rt = 0, wt = 0;
+  void add(double b, double r, double w) {
+    ++n;
+    bsld += b;
+    rt += r;
+    wt += w;
+  }
+  nlohmann::json json() const {
+    const double d = n ? static_cast<double>(n) : 1.0;
+    return {{"jobs", n}, {"bsld", bsld / d}, {"response", rt / d}, {"wait", wt / d}};
+  }
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 3) {
+    std::cerr << "usage: pect-report WORKLOAD POLICY...\n";
+    return 2;
+  }
+  try {
+    const std::string source = argv[1];
+    los::Workload w;
+    if (source.rfind("model:", 0) == 0) {
+      w = los::generate_model(los::parse_model_spec(source.substr(6))).workload;
+    } else {
+      w = los::read_swf(source);
+    }
+    for (los::Job& j : w.jobs) j.estimate = std::max<los::Time>(j.runtime, 1);
+    const double m = w.units;
+    nlohmann::json out = {{"workload", source}, {"units", w.units}, {"jobs", w.jobs.size()}};
+    nlohmann::json runs = nlohmann::json::array();
+    for (int a = 2; a < argc; ++a) {
+      los::PolicyPtr p = los::make_policy(argv[a], los::RunMode::Simulation);
+      los::InvariantChecker checker;
+      const auto t0 = std::chrono::steady_clock::now();
+      const los::SimResult r = los::simulate(w, *p, {}, &checker);
+      const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      const auto violations = checker.check(r, true);
+      if (!violations.empty()) {
+        std::cerr << "pect-report: " << argv[a] << ": " << violations.front() << "\n";
+        return 3;
+      }
+      std::array<std::array<Acc, 4>, 4> acc{};  // [runtime class or all][size class or all]
+      double work = 0;
+      los::Time first = los::kTimeInfinity, last = 0;
+      const los::PectOptions classes;
+      for (const los::JobOutcome& o : r.jobs) {
+        const double rt = static_cast<double>(o.end - o.job.submit);
+        const double run = static_cast<double>(o.executed);
+        const double b = std::max(rt / std::max(run, kBound), 1.0);
+        const std::size_t c = static_cast<std::size_t>(classes.classify(std::max<los::Time>(o.executed, 1)));
+        const std::size_t s = o.job.size < 0.1 * m ? 0 : (o.job.size > 0.5 * m ? 2 : 1);
+        for (std::size_t ci : {c, std::size_t{3}}) {
+          for (std::size_t si : {s, std::size_t{3}}) acc[ci][si].add(b, rt, rt - run);
+        }
+        work += run * o.job.size;
+        first = std::min(first, o.job.submit);
+        last = std::max(last, o.end);
+      }
+      nlohmann::json run = {{"policy", r.policy},
+                            {"utilization", work / (m * static_cast<double>(last - first))},
+                            {"suspensions", r.suspensions},
+                            {"wall_s", wall}};
+      const char* cn[] = {"short", "medium", "long", "all"};
+      const char* sn[] = {"narrow", "medium", "wide", "all"};
+      for (std::size_t c = 0; c < 4; ++c) {
+        for (std::size_t s = 0; s < 4; ++s) run["classes"][cn[c]][sn[s]] = acc[c][s].json();
+      }
+      if (const auto* ps = dynamic_cast<const los::PectSearchPolicy*>(p.get())) {
+        const los::SearchStats& st = ps->stats();
+        run["search"] = {{"groups_medium", ps->groups(los::PectClass::Medium)},
+                         {"groups_long", ps->groups(los::PectClass::Long)},
+                         {"grouped_jobs", ps->grouped_jobs()},
+                         {"nodes", st.nodes},
+                         {"pruned", st.pruned},
+                         {"perms", st.perms},
+                         {"level1_perms", st.level1_perms},
+                         {"shifts", st.shifts},
+                         {"budget_hits", st.budget_hits},
+                         {"initial_total", st.initial_total},
+                         {"final_total", st.final_total}};
+      }
+      if (const auto* pp = dynamic_cast<const los::PectPolicy*>(p.get())) {
+        run["switches"] = pp->switches();
+      }
+      runs.push_back(std::move(run));
+    }
+    out["runs"] = std::move(runs);
+    std::cout << out.dump(1) << "\n";
+  } catch (const std::exception& e) {
+    std::cerr << "pect-report: " << e.what() << "\n";
+    return 1;
+  }
+  return 0;
+}
