@@ -1,9 +1,16 @@
 #!/usr/bin/env bash
-# Gang scheduling (time slicing) by losd on a real 2-node Slurm partition
-# configured for it (OverSubscribe=FORCE:2, docs/gang-live.md), asserted from
-# Slurm's own records and from the jobs' own progress counters.
+# Gang scheduling (time slicing) by losd on a real 2-node Slurm partition,
+# asserted from Slurm's own records and the jobs' own progress counters
+# (docs/gang-live.md).
 #
-# losd runs gang:mpl=2:slice=5. A and B both ask for the 2 nodes, a 1-minute
+#   gang_test.sh slicing        the partition has OverSubscribe=FORCE:2
+#   gang_test.sh misconfigured  it has not: losd refuses gang there
+#
+# misconfigured: losd logs an ERROR naming the partition and the setting it
+# needs, and schedules it with easy: A and B (each longer than a slice) run
+# one after the other, never suspended, never on a node together.
+#
+# slicing: losd runs gang:mpl=2:slice=5. A and B both ask for the 2 nodes, a 1-minute
 # time limit and 30 s of work (a counter of 0.25 s ticks, each tick written
 # with its time to the job's counter file). They alternate by 5 s slices:
 #   - the slurmctld log shows sched/los suspending one and resuming or
@@ -16,6 +23,8 @@
 #     every resume: job_mgr.c _job_suspend_op, and job_time_limit() skips
 #     suspended jobs).
 set -uo pipefail
+variant=${1:-slicing}
+case "$variant" in slicing | misconfigured) ;; *) echo "usage: gang_test.sh slicing|misconfigured" >&2; exit 2 ;; esac
 source "$(dirname "$0")/cluster.sh"
 
 SLICE=5
@@ -33,6 +42,28 @@ WORK_TICKS=120 # x 0.25 s = 30 s of work
 # running through the other's slice (no suspend) would show 1.0, one
 # starved 0.
 PROGRESS_TOLERANCE=0.1
+
+if [ "$variant" = misconfigured ]; then
+  cluster_up 2 "los_fallback=none"
+  losd_start "gang:mpl=$MPL:slice=$SLICE"
+  partition_up
+  # longer than a slice: gang would suspend A for B at the first boundary
+  a=$(submit A 2 1 $((SLICE + 3)))
+  b=$(submit B 2 1 $((SLICE + 3)))
+  wait_all_done 60
+  check_completed_once "$a" "$b"
+  check_no_overlap "$a" "$b"
+  check_decided_by_losd
+  ! grep -qE "sched/los: (suspended|resumed)" "$CLUSTER_DIR/slurmctld.log" || fail "a job was suspended or resumed"
+  line=$(grep "time-sharing policy refused" "$CLUSTER_DIR/losd.log" | head -1)
+  [ -n "$line" ] || fail "losd logged no error about the gang policy on partition batch"
+  log "losd: $line"
+  grep -q "partition=batch" <<<"$line" || fail "the error does not name partition batch"
+  grep -q "OverSubscribe=FORCE" <<<"$line" || fail "the error does not name the setting"
+  grep -q "ERROR\|error" <<<"$line" || fail "not logged as an error"
+  log "misconfigured partition: refused with an error, scheduled by easy"
+  exit 0
+fi
 
 CLUSTER_PARTITION_OPTS="OverSubscribe=FORCE:$MPL" cluster_up 2 "los_fallback=none"
 losd_start "gang:mpl=$MPL:slice=$SLICE"
