@@ -136,9 +136,10 @@ struct CBuf {
 void build(const los::protocol::SnapshotMessage& m, los_snapshot& s) {
   s.seq = m.seq;
   s.now = m.now;
-  s.flags = static_cast<std::uint8_t>(
-      (m.resync ? LOS_SNAPSHOT_RESYNC : 0) | (m.after_fallback ? LOS_SNAPSHOT_FALLBACK : 0) |
-      (m.private_jobs ? LOS_SNAPSHOT_PRIVATE_JOBS : 0) | (m.private_users ? LOS_SNAPSHOT_PRIVATE_USERS : 0));
+  s.flags = static_cast<std::uint8_t>((m.resync ? LOS_SNAPSHOT_RESYNC : 0) |
+                                      (m.after_fallback ? LOS_SNAPSHOT_FALLBACK : 0) |
+                                      (m.private_jobs ? LOS_SNAPSHOT_PRIVATE_JOBS : 0) |
+                                      (m.private_users ? LOS_SNAPSHOT_PRIVATE_USERS : 0));
   for (const los::Snapshot& part : m.partitions) {
     los_partition* p = los_snapshot_add_partition(&s, part.partition.c_str());
     if (!p) std::abort();
