@@ -121,6 +121,7 @@ Bytes RequestHandlers::snapshot(std::span<const std::uint8_t> payload, std::size
               {{"partition", it->first}, {"policy", it->second->policy_name()}, {"reason", "not in the snapshot"}});
     forecasts_.drop(it->first);
     metrics_.partition_dropped(it->first);
+    held_back_.erase(it->first);
     it = partitions_.erase(it);
   }
   for (Snapshot& part : msg.partitions) {
@@ -131,6 +132,7 @@ Bytes RequestHandlers::snapshot(std::span<const std::uint8_t> payload, std::size
       log_.info("new partition", {{"partition", part.partition}, {"policy", it->second->policy_name()}});
     }
     PartitionScheduler& sched = *it->second;
+    check_time_sharing(sched, part);
     int idle = 0, allocated = 0, drained = 0, down = 0;
     for (const Node& n : part.nodes) {
       switch (n.state) {
@@ -304,6 +306,38 @@ Bytes RequestHandlers::starts_reply(const std::vector<std::string>& partitions, 
   return protocol::encode(out, id);
 }
 
+namespace {
+// What schedules a partition whose time-sharing policy it cannot run: the
+// plugin's default fallback, space sharing on idle nodes.
+constexpr const char* kTimeSharingFallback = "easy";
+}  // namespace
+
+void RequestHandlers::check_time_sharing(PartitionScheduler& sched, const Snapshot& part) {
+  const auto held = held_back_.find(part.partition);
+  if (held != held_back_.end()) {
+    if (part.time_slots < 2) return;
+    log_.info(
+        "partition now allows time sharing: its policy is back",
+        {{"partition", part.partition}, {"policy", held->second}, {"time_slots", std::to_string(part.time_slots)}});
+    sched.set_policy(held->second);
+    forecasts_.invalidate(part.partition);
+    held_back_.erase(held);
+    return;
+  }
+  if (!sched.policy().capabilities().time_sharing || part.time_slots >= 2) return;
+  const std::string wanted = sched.policy_name();
+  log_.error("time-sharing policy refused: the partition lets Slurm hold one job per node only",
+             {{"partition", part.partition},
+              {"policy", wanted},
+              {"time_slots", std::to_string(part.time_slots)},
+              {"needs", "OverSubscribe=FORCE:<mpl> on PartitionName=" + part.partition +
+                            " in slurm.conf and no GANG in PreemptMode (docs/gang-live.md)"},
+              {"fallback", kTimeSharingFallback}});
+  sched.set_policy(kTimeSharingFallback);
+  forecasts_.invalidate(part.partition);
+  held_back_.emplace(part.partition, wanted);
+}
+
 Bytes RequestHandlers::set_policy(const protocol::SetPolicy& m, std::uint32_t id) {
   const auto it = partitions_.find(m.partition);
   if (it == partitions_.end()) return error_frame(LOS_ERR_NOT_FOUND, "no partition '" + m.partition + "'", id);
@@ -315,6 +349,7 @@ Bytes RequestHandlers::set_policy(const protocol::SetPolicy& m, std::uint32_t id
   }
   const std::string before = it->second->policy_name();
   it->second->set_policy(canonical);
+  held_back_.erase(m.partition);  // the next snapshot checks the new policy
   forecasts_.invalidate(m.partition);
   metrics_.policy_switch(m.partition);
   log_.warning("policy switched at run time", {{"partition", m.partition}, {"from", before}, {"to", canonical}});

@@ -11,6 +11,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "config.hpp"
@@ -72,6 +73,11 @@ class RequestHandlers {
   void starts(const std::string& partition, const Viewer& who, std::uint32_t id, ReplyFn reply);
   protocol::Bytes starts_reply(const std::vector<std::string>& partitions, const Viewer& who, std::uint32_t id);
   protocol::Bytes set_policy(const protocol::SetPolicy& m, std::uint32_t id);
+  // A time-sharing policy (Capabilities::time_sharing) on a partition Slurm
+  // lets hold one job per node only (Snapshot::time_slots < 2): an ERROR in
+  // the log and kTimeSharingFallback for that partition until the snapshot
+  // shows it configured (docs/gang-live.md). Call before each step.
+  void check_time_sharing(PartitionScheduler& sched, const Snapshot& part);
 
   const DaemonConfig& config_;
   const ServerState& server_;
@@ -86,6 +92,9 @@ class RequestHandlers {
   std::string slurm_version_;
   bool private_jobs_ = false;   // PrivateData=jobs, from the latest snapshot
   bool private_users_ = false;  // PrivateData=users
+  // Partitions whose time-sharing policy waits for the partition to allow
+  // it: partition -> that policy's spec (check_time_sharing).
+  std::unordered_map<std::string, std::string> held_back_;
 };
 
 }  // namespace los::daemon

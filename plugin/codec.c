@@ -106,6 +106,7 @@ int los_encode_snapshot(struct los_buf* out, uint32_t request_id, const struct l
   for (uint32_t i = 0; i < s->partition_count; ++i) {
     const struct los_partition* p = &s->partitions[i];
     fstr(&f, p->name);
+    fu16(&f, p->time_slots);
     fu32(&f, p->node_count);
     for (uint32_t n = 0; n < p->node_count; ++n) {
       fstr(&f, p->nodes[n].name);

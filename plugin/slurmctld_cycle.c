@@ -249,6 +249,21 @@ static int add_future_reservations(struct los_partition* p, const part_record_t*
   return rc;
 }
 
+/* How many jobs sched/los may hold on a node of part at once, running or
+ * suspended (docs/gang-live.md): N of OverSubscribe=FORCE:N, as
+ * _resolve_shared_status() (node_scheduler.c) lets every job of such a
+ * partition share its nodes and select/linear counts a job suspended for
+ * gang scheduling (job_suspend2(), indf_susp false) as still holding them,
+ * up to N. 1 for any other setting (NO, YES:N needs every job to ask with
+ * --oversubscribe, EXCLUSIVE), and when Slurm's own gang scheduler
+ * (PreemptMode=GANG) would time-slice the same nodes. */
+static uint16_t time_slots_of(const part_record_t* part) {
+  const uint16_t n = part->max_share & ~SHARED_FORCE;
+  if (!(part->max_share & SHARED_FORCE) || n < 2) return 1;
+  if (slurm_conf.preempt_mode & PREEMPT_MODE_GANG) return 1;
+  return n;
+}
+
 /* A future reservation's pseudo job (add_future_reservations()). */
 static int is_reservation_block(uint64_t id) { return LOS_SLURM_JOB_ID(id) == 0; }
 
@@ -266,6 +281,7 @@ static int add_view(struct los_snapshot* s, part_record_t* part, slurmctld_resv_
     snprintf(name, sizeof name, "%s", part->name);
   struct los_partition* p = los_snapshot_add_partition(s, name);
   if (!p) return -1;
+  p->time_slots = time_slots_of(part);
   node_record_t* node;
   for (int i = 0; i < node_record_count; ++i) local[i] = -1;
   for (int i = 0; (node = next_node(&i)); ++i) {
@@ -578,10 +594,29 @@ static void start_job(void* ctx, const struct los_job_view* view, const struct l
     launch_job(job);
 }
 
+/* A node of the job that another job executes on (run_job_cnt counts the
+ * running jobs of a node; a suspended job is not counted), or NULL. */
+static const node_record_t* node_busy_for_resume(const job_record_t* job) {
+  node_record_t* node;
+  if (!job->node_bitmap) return NULL;
+  for (int i = 0; (node = next_node(&i)); ++i)
+    if (bit_test(job->node_bitmap, node->index) && node->run_job_cnt > 0) return node;
+  return NULL;
+}
+
 static void suspend_or_resume(const struct los_job_view* view, int resume, struct los_outcome* out) {
   job_record_t* job = view->handle;
   suspend_msg_t msg;
   char id[32];
+  /* Slurm resumes a job whatever else runs on its nodes (_resume_job_nodes()):
+   * two jobs would execute on one node. losd suspends the outgoing row
+   * before it resumes the incoming one, in the same decisions. */
+  const node_record_t* busy = resume ? node_busy_for_resume(job) : NULL;
+  if (busy) {
+    snprintf(out->reason, sizeof out->reason, "node %s still executes another job", busy->name);
+    out->report = LOS_REPORT_STALE_DECISION;
+    return;
+  }
   memset(&msg, 0, sizeof msg);
   snprintf(id, sizeof id, "%u", job->job_id);
   msg.op = resume ? RESUME_JOB : SUSPEND_JOB;

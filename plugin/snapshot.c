@@ -23,6 +23,7 @@ struct los_partition* los_snapshot_add_partition(struct los_snapshot* s, const c
   if (grow((void**)&s->partitions, s->partition_count, &s->partition_cap, sizeof *s->partitions)) return NULL;
   p = &s->partitions[s->partition_count];
   memset(p, 0, sizeof *p);
+  p->time_slots = 1;
   p->name = strdup(name);
   if (!p->name) return NULL;
   s->partition_count++;

@@ -44,6 +44,10 @@ struct los_pending {
 
 struct los_partition {
   char* name;
+  /* How many jobs sched/los may hold on one node at once, running or
+   * suspended (time sharing): N of OverSubscribe=FORCE:N (N >= 2) when
+   * slurm.conf's PreemptMode has no GANG; otherwise 1. >= 1. */
+  uint16_t time_slots;
   uint32_t node_count, node_cap;
   struct los_node* nodes;
   uint32_t running_count, running_cap;

@@ -65,6 +65,10 @@ struct Snapshot {
   std::vector<RunningJob> running;  // executing and suspended jobs, any order
   std::vector<Job> queue;           // waiting jobs in queue (priority) order
   std::vector<Node> nodes;          // live partitions only; index = unit index
+  // Live partitions: how many jobs Slurm lets the scheduler hold on one node
+  // at once, running or suspended (OverSubscribe=FORCE:N without Slurm's own
+  // gang scheduling gives N; otherwise 1). A time-sharing policy needs >= 2.
+  int time_slots = 1;
   std::vector<SnapshotEvent> events;
   // The events above are incomplete (a daemon restart, a lost message): a
   // stateful policy must rebuild its state from the snapshot alone.

@@ -262,6 +262,7 @@ Bytes encode(const SnapshotMessage& m, std::uint32_t request_id) {
   w.count(m.partitions.size());
   for (const Snapshot& p : m.partitions) {
     w.str(p.partition);
+    w.u16(static_cast<std::uint16_t>(p.time_slots));
     w.count(p.nodes.size());
     for (const Node& n : p.nodes) {
       w.str(n.name);
@@ -305,7 +306,7 @@ SnapshotMessage decode_snapshot(std::span<const std::uint8_t> payload) {
   m.after_fallback = flags & LOS_SNAPSHOT_FALLBACK;
   m.private_jobs = flags & LOS_SNAPSHOT_PRIVATE_JOBS;
   m.private_users = flags & LOS_SNAPSHOT_PRIVATE_USERS;
-  const std::size_t parts = r.count("partition count", 14);
+  const std::size_t parts = r.count("partition count", 16);
   m.partitions.reserve(parts);
   std::unordered_set<std::string> part_names;
   for (std::size_t pi = 0; pi < parts; ++pi) {
@@ -316,6 +317,8 @@ SnapshotMessage decode_snapshot(std::span<const std::uint8_t> payload) {
     const std::string where = "partition '" + s.partition + "'";
     if (s.partition.empty()) r.fail("partition " + std::to_string(pi) + " has an empty name");
     if (!part_names.insert(s.partition).second) r.fail(where + " appears twice");
+    s.time_slots = r.u16("time slots");
+    if (s.time_slots < 1) r.fail(where + ": time slots 0 (at least 1: one job per node)");
 
     const std::size_t nodes = r.count("node count", 3);
     s.nodes.resize(nodes);

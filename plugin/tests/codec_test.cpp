@@ -21,6 +21,8 @@ TEST(PluginCore, SnapshotEncodingDecodesInLosd) {
   snap.s.now = 1000;
   snap.s.flags = LOS_SNAPSHOT_RESYNC;
   los_partition* p = add_partition(snap.s, "batch", 4);
+  EXPECT_EQ(p->time_slots, 1);  // one job per node unless the plugin says otherwise
+  p->time_slots = 3;            // OverSubscribe=FORCE:3
   p->nodes[3].state = LOS_NODE_DRAINED;
   add_running(p, 7, 900, 600, {0, 1});
   add_pending(p, 9, 1, 60, 5);
@@ -42,6 +44,7 @@ TEST(PluginCore, SnapshotEncodingDecodesInLosd) {
   ASSERT_EQ(m.partitions.size(), 1u);
   const los::Snapshot& s = m.partitions[0];
   EXPECT_EQ(s.partition, "batch");
+  EXPECT_EQ(s.time_slots, 3);
   ASSERT_EQ(s.nodes.size(), 4u);
   EXPECT_EQ(s.total_units, 3);  // one drained
   EXPECT_EQ(s.free_units, 1);   // 3 usable - 2 running

@@ -45,6 +45,9 @@ CLUSTER_NAME="${CLUSTER_NAME:-test}"
 CLUSTER_SCHEDULER="${CLUSTER_SCHEDULER:-sched/los}"
 # Partition state at start: DOWN (jobs queue, nothing starts until partition_up) or UP.
 CLUSTER_PARTITION_STATE="${CLUSTER_PARTITION_STATE:-DOWN}"
+# More settings of partition batch (e.g. "OverSubscribe=FORCE:2" for a
+# time-sliced gang partition, docs/gang-live.md); none by default.
+CLUSTER_PARTITION_OPTS="${CLUSTER_PARTITION_OPTS:-}"
 # Accounting (slurmdbd + MariaDB): off unless CLUSTER_ACCOUNTING=1.
 CLUSTER_ACCOUNTING="${CLUSTER_ACCOUNTING:-0}"
 CLUSTER_ACCOUNT="${CLUSTER_ACCOUNT:-los}"
@@ -270,7 +273,7 @@ InactiveLimit=0
 SlurmdTimeout=60
 MaxJobCount=20000
 NodeName=n[1-$nodes] NodeHostname=localhost Port=$((base + 1))-$((base + nodes)) CPUs=1 RealMemory=1 State=UNKNOWN
-PartitionName=batch Nodes=n[1-$nodes] Default=YES MaxTime=INFINITE State=$CLUSTER_PARTITION_STATE
+PartitionName=batch Nodes=n[1-$nodes] Default=YES MaxTime=INFINITE State=$CLUSTER_PARTITION_STATE ${CLUSTER_PARTITION_OPTS:-}
 ${CLUSTER_EXTRA_CONF:-}
 EOF
   export SLURM_CONF="$CLUSTER_DIR/slurm.conf"

@@ -143,6 +143,7 @@ void build(const los::protocol::SnapshotMessage& m, los_snapshot& s) {
   for (const los::Snapshot& part : m.partitions) {
     los_partition* p = los_snapshot_add_partition(&s, part.partition.c_str());
     if (!p) std::abort();
+    p->time_slots = static_cast<std::uint16_t>(part.time_slots);
     for (const los::Node& n : part.nodes) {
       if (los_partition_add_node(p, n.name.c_str(), static_cast<std::uint8_t>(n.state))) std::abort();
     }

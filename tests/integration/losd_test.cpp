@@ -76,6 +76,9 @@ class FakeCluster {
     m.now = s.now;
     Snapshot p;
     p.partition = "sim";
+    // Configured for time sharing (OverSubscribe=FORCE:64 >= every mpl):
+    // losd refuses a gang policy on a partition with one slot.
+    p.time_slots = 64;
     for (const RunningJob& r : s.running) {
       RunningJob w = r;
       auto& nodes = placed_[r.job.id];

@@ -88,6 +88,18 @@ TEST(CodecBounds, TimesAtTheBoundDecode) {
   EXPECT_EQ(error_of(m), "");
 }
 
+// time_slots is a u16 >= 1 right after the partition name: the largest
+// value decodes, 0 is refused naming the partition.
+TEST(CodecBounds, TimeSlotsAreAtLeastOne) {
+  SnapshotMessage m = snapshot();
+  m.partitions[0].time_slots = 65535;
+  const Bytes f = encode(m);
+  EXPECT_EQ(decode_snapshot(std::span<const std::uint8_t>(f).subspan(LOS_FRAME_HEADER_SIZE)).partitions[0].time_slots,
+            65535);
+  m.partitions[0].time_slots = 0;
+  EXPECT_TRUE(has(error_of(m), "partition 'batch': time slots 0")) << error_of(m);
+}
+
 TEST(CodecBounds, EmptyNodeNamesAreRefused) {
   SnapshotMessage m = snapshot();
   m.partitions[0].nodes[2].name = "";

@@ -16,6 +16,7 @@ SnapshotMessage sample_snapshot() {
   m.resync = true;
   Snapshot p;
   p.partition = "batch";
+  p.time_slots = 4;  // OverSubscribe=FORCE:4
   for (int i = 0; i < 6; ++i) p.nodes.push_back({"node" + std::to_string(i), Node::State::Idle});
   p.nodes[0].state = Node::State::Allocated;
   p.nodes[1].state = Node::State::Allocated;
@@ -82,6 +83,8 @@ TEST(ProtocolCodec, SnapshotRoundTripDerivesUnits) {
   ASSERT_EQ(d.partitions.size(), 2u);
   const Snapshot& p = d.partitions[0];
   EXPECT_EQ(p.partition, "batch");
+  EXPECT_EQ(p.time_slots, 4);
+  EXPECT_EQ(d.partitions[1].time_slots, 1);  // the default: one job per node
   EXPECT_EQ(p.now, 1700000000);
   ASSERT_EQ(p.nodes.size(), 6u);
   EXPECT_EQ(p.nodes[4].state, Node::State::Drained);
@@ -174,6 +177,9 @@ TEST(ProtocolCodec, InvalidContentIsNamed) {
   m = sample_snapshot();
   m.partitions[0].queue[0].size = 0;
   expect_error(m, "size = 0 outside");
+  m = sample_snapshot();
+  m.partitions[1].time_slots = 0;
+  expect_error(m, "partition 'debug': time slots 0");
 }
 
 TEST(ProtocolCodec, HugeCountsAreRejectedBeforeAllocating) {

@@ -1,0 +1,158 @@
+#!/usr/bin/env bash
+# Gang scheduling (time slicing) by losd on a real 2-node Slurm partition,
+# asserted from Slurm's own records and the jobs' own progress counters
+# (docs/gang-live.md).
+#
+#   gang_test.sh slicing        the partition has OverSubscribe=FORCE:2
+#   gang_test.sh misconfigured  it has not: losd refuses gang there
+#
+# misconfigured: losd logs an ERROR naming the partition and the setting it
+# needs, and schedules it with easy: A and B (each longer than a slice) run
+# one after the other, never suspended, never on a node together.
+#
+# slicing: losd runs gang:mpl=2:slice=5. A and B both ask for the 2 nodes, a 1-minute
+# time limit and 30 s of work (a counter of 0.25 s ticks, each tick written
+# with its time to the job's counter file). They alternate by 5 s slices:
+#   - the slurmctld log shows sched/los suspending one and resuming or
+#     starting the other, several times, each switch in one cycle;
+#   - while both are in the matrix, each job's progress is about 1/MPL of
+#     wall time (see PROGRESS_TOLERANCE) and they never progress together;
+#   - time limits count execution time: each job runs longer than its
+#     1-minute limit in wall time (suspended about half of it) and still ends
+#     COMPLETED, not TIMEOUT (Slurm moves EndTime by the suspended time on
+#     every resume: job_mgr.c _job_suspend_op, and job_time_limit() skips
+#     suspended jobs).
+set -uo pipefail
+variant=${1:-slicing}
+case "$variant" in slicing | misconfigured) ;; *) echo "usage: gang_test.sh slicing|misconfigured" >&2; exit 2 ;; esac
+source "$(dirname "$0")/cluster.sh"
+
+SLICE=5
+MPL=2
+WORK_TICKS=120 # x 0.25 s = 30 s of work
+# Progress over the window in which both jobs share the nodes (whole
+# cycles of MPL x SLICE, at least 2, about 6 here), in seconds of dedicated
+# work (A's tick rate while alone), as a fraction of the window's wall time,
+# must be within 1/MPL +- this. Why 0.1: each switch lands up to ~1 s late
+# (the plugin's cycle wakes at losd's wakeup, which has 1-second resolution;
+# then the suspend/resume RPCs reach the slurmd's), and a stopped 0.25 s
+# sleep returns at once when continued (a tick too many per switch); the
+# window's edges are tick times, not switch times. Two cycles (20 s, the
+# shortest window accepted) with 1 s off at each edge: 2/20 = 0.1. A job
+# running through the other's slice (no suspend) would show 1.0, one
+# starved 0.
+PROGRESS_TOLERANCE=0.1
+
+if [ "$variant" = misconfigured ]; then
+  cluster_up 2 "los_fallback=none"
+  losd_start "gang:mpl=$MPL:slice=$SLICE"
+  partition_up
+  # longer than a slice: gang would suspend A for B at the first boundary
+  a=$(submit A 2 1 $((SLICE + 3)))
+  b=$(submit B 2 1 $((SLICE + 3)))
+  wait_all_done 60
+  check_completed_once "$a" "$b"
+  check_no_overlap "$a" "$b"
+  check_decided_by_losd
+  ! grep -qE "sched/los: (suspended|resumed)" "$CLUSTER_DIR/slurmctld.log" || fail "a job was suspended or resumed"
+  line=$(grep "time-sharing policy refused" "$CLUSTER_DIR/losd.log" | head -1)
+  [ -n "$line" ] || fail "losd logged no error about the gang policy on partition batch"
+  log "losd: $line"
+  grep -q "partition=batch" <<<"$line" || fail "the error does not name partition batch"
+  grep -q "OverSubscribe=FORCE" <<<"$line" || fail "the error does not name the setting"
+  grep -q "ERROR\|error" <<<"$line" || fail "not logged as an error"
+  log "misconfigured partition: refused with an error, scheduled by easy"
+  exit 0
+fi
+
+CLUSTER_PARTITION_OPTS="OverSubscribe=FORCE:$MPL" cluster_up 2 "los_fallback=none"
+losd_start "gang:mpl=$MPL:slice=$SLICE"
+partition_up
+
+# counter_job NAME: a 2-node job with a 1-minute limit that does WORK_TICKS
+# ticks; prints its id.
+counter_job() {
+  local name=$1 out
+  out="$(sbatch --parsable -J "$name" -N 2 -t 1 -o "$CLUSTER_DIR/out/%j.out" --wrap \
+    "n=0; while [ \$n -lt $WORK_TICKS ]; do sleep 0.25; n=\$((n+1)); echo \"\$(date +%s.%N) \$n\" >>$CLUSTER_DIR/out/count-$name; done" \
+    2>&1)" || fail "sbatch $name failed: $out"
+  echo 2 >"$CLUSTER_DIR/out/want-${out%%;*}"
+  echo "${out%%;*}"
+}
+
+from=$(log_lines)
+a=$(counter_job A)
+wait_running "$a" 30
+b=$(counter_job B)
+wait_all_done 110
+
+check_completed_once "$a" "$b"
+check_decided_by_losd
+
+# --- Slurm's records: the suspend/resume pattern --------------------------
+tail -n +"$((from + 1))" "$CLUSTER_DIR/slurmctld.log" \
+  | grep -oE "sched/los: (started|suspended|resumed) JobId=($a|$b)( |$)" | sed 's/sched\/los: //' >"$CLUSTER_DIR/switches.txt"
+log "switches: $(tr '\n' ',' <"$CLUSTER_DIR/switches.txt" | sed 's/ JobId=/ /g')"
+sa=$(grep -c "suspended JobId=$a" "$CLUSTER_DIR/switches.txt")
+sb=$(grep -c "suspended JobId=$b" "$CLUSTER_DIR/switches.txt")
+ra=$(grep -c "resumed JobId=$a" "$CLUSTER_DIR/switches.txt")
+assert_le 2 "$sa" "A was suspended at least twice (30 s of work, 5 s slices, B sharing the nodes)"
+assert_le 1 "$sb" "B was suspended at least once"
+assert_le 2 "$ra" "A was resumed at least twice"
+# Every suspend of one job is followed by the start or resume of the other
+# (the switch of one slice boundary), never by a second suspend.
+python3 - "$CLUSTER_DIR/switches.txt" "$a" "$b" <<'PY' || fail "the switches do not alternate (see $CLUSTER_DIR/switches.txt)"
+import sys
+lines = [l.split() for l in open(sys.argv[1])]
+a, b = sys.argv[2], sys.argv[3]
+for i, (what, job) in enumerate(lines):
+    job = job.split("=")[1]
+    if what != "suspended":
+        continue
+    other = b if job == a else a
+    nxt = lines[i + 1] if i + 1 < len(lines) else None
+    if nxt is None or nxt[0] not in ("started", "resumed") or nxt[1] != "JobId=" + other:
+        sys.exit(f"suspend of {job} at line {i + 1} not followed by the other job's start/resume: {nxt}")
+PY
+
+# --- the jobs' own progress: 1/MPL each while they share ------------------
+python3 - "$CLUSTER_DIR/out/count-A" "$CLUSTER_DIR/out/count-B" "$MPL" "$PROGRESS_TOLERANCE" "$SLICE" <<'PY' || fail "progress is not 1/MPL of wall time"
+import sys
+def ticks(path):
+    return [float(l.split()[0]) for l in open(path)]
+ta, tb = ticks(sys.argv[1]), ticks(sys.argv[2])
+mpl, tol, sl = int(sys.argv[3]), float(sys.argv[4]), float(sys.argv[5])
+# A's dedicated rate: its ticks alone on the nodes, before B's first slice
+# (a tick is 0.25 s of sleep plus two forks: a little slower than 4 a second)
+solo = [t for t in ta if t < tb[0]]
+if len(solo) < 8:
+    sys.exit(f"A ticked only {len(solo)} times before B started: no dedicated rate")
+rate = (len(solo) - 1) / (solo[-1] - solo[0])
+# the window both share: from B's first tick to the first job's last, cut to whole cycles
+lo, hi = tb[0], min(ta[-1], tb[-1])
+cycle = mpl * sl
+cycles = int((hi - lo) // cycle)
+if cycles < 2:
+    sys.exit(f"the jobs shared the nodes only {hi - lo:.1f} s, less than two cycles of {cycle} s")
+hi = lo + cycles * cycle
+wall = hi - lo
+fa = sum(1 for t in ta if lo < t <= hi) / rate / wall
+fb = sum(1 for t in tb if lo < t <= hi) / rate / wall
+# both progressing in the same second: the slices overlap
+sa = {int(t) for t in ta if lo < t <= hi}
+sb = {int(t) for t in tb if lo < t <= hi}
+both = len(sa & sb)
+print(f"dedicated rate {rate:.2f} ticks/s; window {wall:.0f} s ({cycles} cycles of {cycle:.0f} s): "
+      f"A progressed {fa:.3f}, B {fb:.3f} of wall time (1/MPL = {1 / mpl:.3f} +- {tol}); "
+      f"seconds in which both progressed: {both} (switches in the window: {2 * cycles})", file=sys.stderr)
+ok = abs(fa - 1 / mpl) <= tol and abs(fb - 1 / mpl) <= tol and both <= 2 * cycles + 1
+sys.exit(0 if ok else 1)
+PY
+
+# --- time limits count execution time -------------------------------------
+for id in "$a" "$b"; do
+  wall=$(($(end_time "$id") - $(start_time "$id")))
+  log "job $id: limit 60 s, wall time from start to end $wall s, state $(jobcomp JobState "$id")"
+  assert_lt 60 "$wall" "job $id ran longer than its 1-minute limit in wall time (it was suspended about half of it)"
+done
+log "gang time slicing OK"
