@@ -1,5 +1,5 @@
-// The measuring program of scripts/results/pect-search.sh (compiled by it
-// against the build's los_common): simulates policies on one workload with
+// The measuring program of scripts/results/pect-search.sh (the pect-report
+// target of tools/CMakeLists.txt, not installed): simulates policies on one workload with
 // exact run times as estimates (the thesis's assumption) and prints JSON with
 // the thesis's metrics: bounded slowdown (600 s), response and wait per
 // runtime class x size class, utilization, and pect-search's search counters.

@@ -8,11 +8,11 @@
 # backfilling off, no switch cost).
 #
 # Usage: scripts/results/pect-search.sh [BUILD_DIR]   (default: build)
-# Needs: a built los_common (cmake --build BUILD_DIR --target los-sim), a C++20
-# compiler, python3, the shared traces in ../shared/traces (or LOS_TRACES=DIR).
-# Compiles scripts/results/pect-report.cpp against the build, then runs at most
-# 2 simulations at once (LOS_JOBS to change), under nice. About 3 minutes on
-# the 2-core machine.
+# Needs: a configured build directory, python3, the shared traces in
+# ../shared/traces (or LOS_TRACES=DIR). Builds the pect-report target
+# (scripts/results/pect-report.cpp, tools/CMakeLists.txt), then runs at most 2
+# simulations at once (LOS_JOBS to change), under nice. About 3 minutes on the
+# 2-core machine.
 set -euo pipefail
 
 root="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -20,17 +20,16 @@ build="${1:-$root/build}"
 traces="${LOS_TRACES:-$root/../shared/traces}"
 jobs="${LOS_JOBS:-2}"
 data="$root/docs/results/pect-search/data"
-lib="$build/lib/liblos_common.a"
 blue="$traces/SDSC-BLUE-2000-4.2-cln.swf.gz"
 
-[[ -f "$lib" ]] || { echo "pect-search.sh: $lib not found: build first (cmake --build $build --target los-sim)" >&2; exit 1; }
+[[ -f "$build/CMakeCache.txt" ]] || { echo "pect-search.sh: $build is not a configured build directory (cmake -S $root -B $build)" >&2; exit 1; }
 [[ -f "$blue" ]] || { echo "pect-search.sh: missing trace $blue" >&2; exit 1; }
 command -v python3 >/dev/null || { echo "pect-search.sh: python3 not found" >&2; exit 1; }
-cxx="${CXX:-c++}"
 
-report="$build/pect-report"
-nice "$cxx" -std=c++20 -O2 -Wall -Wextra -I"$root/common" -I"$build/common/generated" \
-  "$root/scripts/results/pect-report.cpp" "$lib" -lz -o "$report"
+nice cmake --build "$build" --target pect-report -j "$jobs" >/dev/null ||
+  { echo "pect-search.sh: building pect-report failed (cmake --build $build --target pect-report)" >&2; exit 1; }
+report="$build/bin/pect-report"
+[[ -x "$report" ]] || { echo "pect-search.sh: $report not found after building the pect-report target" >&2; exit 1; }
 
 rm -rf "$data"
 mkdir -p "$data"
