@@ -4,8 +4,11 @@
 // the thesis's metrics: bounded slowdown (600 s), response and wait per
 // runtime class x size class, utilization, and pect-search's search counters.
 //
-// Usage: pect-report WORKLOAD POLICY...
+// Usage: pect-report [--workload-estimates] WORKLOAD POLICY...
 //   WORKLOAD: model:MODEL[:KEY=VALUE]... or an SWF file.
+//   --workload-estimates: keep the workload's estimates (e.g. a model's
+//   estimates=modal) instead of exact run times. Jobs are classed by their
+//   run times in the output either way.
 #include <algorithm>
 #include <array>
 #include <chrono>
@@ -44,23 +47,32 @@ struct Acc {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 3) {
-    std::cerr << "usage: pect-report WORKLOAD POLICY...\n";
+  int first_arg = 1;
+  bool exact = true;
+  if (argc > 1 && std::string(argv[1]) == "--workload-estimates") {
+    exact = false;
+    first_arg = 2;
+  }
+  if (argc < first_arg + 2) {
+    std::cerr << "usage: pect-report [--workload-estimates] WORKLOAD POLICY...\n";
     return 2;
   }
   try {
-    const std::string source = argv[1];
+    const std::string source = argv[first_arg];
     los::Workload w;
     if (source.rfind("model:", 0) == 0) {
       w = los::generate_model(los::parse_model_spec(source.substr(6))).workload;
     } else {
       w = los::read_swf(source);
     }
-    for (los::Job& j : w.jobs) j.estimate = std::max<los::Time>(j.runtime, 1);
+    if (exact) {
+      for (los::Job& j : w.jobs) j.estimate = std::max<los::Time>(j.runtime, 1);
+    }
     const double m = w.units;
-    nlohmann::json out = {{"workload", source}, {"units", w.units}, {"jobs", w.jobs.size()}};
+    nlohmann::json out = {
+        {"workload", source}, {"units", w.units}, {"jobs", w.jobs.size()}, {"exact_estimates", exact}};
     nlohmann::json runs = nlohmann::json::array();
-    for (int a = 2; a < argc; ++a) {
+    for (int a = first_arg + 1; a < argc; ++a) {
       los::PolicyPtr p = los::make_policy(argv[a], los::RunMode::Simulation);
       los::InvariantChecker checker;
       const auto t0 = std::chrono::steady_clock::now();
