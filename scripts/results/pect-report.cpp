@@ -29,6 +29,39 @@ namespace {
 
 constexpr double kBound = 600;
 
+constexpr const char* kHelp = R"(NAME
+    pect-report - class x size metrics of SCOJO-PECT, pect-search and other
+    policies on one workload, as JSON
+
+SYNOPSIS
+    pect-report [--workload-estimates] WORKLOAD POLICY...
+
+DESCRIPTION
+    Simulates each POLICY on WORKLOAD (model:MODEL[:KEY=VALUE]... as in
+    los-sim generate, or an SWF file) with exact run times as estimates (the
+    thesis's assumption) and prints JSON: bounded slowdown (600 s bound),
+    response and wait per runtime class x size class, utilization, switches
+    and pect-search's search counters. Every run passes the invariant
+    checker. The measuring program of scripts/results/pect-search.sh, which
+    writes docs/results/pect-search.md; built, not installed.
+
+OPTIONS
+    --workload-estimates  Keep the workload's own estimates (e.g. a model's
+                          estimates=modal) instead of exact run times. Jobs
+                          are classed by their run times either way.
+    -h, --help            This text.
+
+EXIT STATUS
+    0 success; 1 bad workload or policy; 2 bad usage; 3 a run broke an
+    invariant.
+
+EXAMPLES
+    pect-report model:lublin:jobs=1000:nodes=128:seed=71 pect pect-search
+
+SEE ALSO
+    los-sim(1)
+)";
+
 struct Acc {
   long long n = 0;
   double bsld = 0, rt = 0, wt = 0;
@@ -47,6 +80,10 @@ struct Acc {
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc > 1 && (std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h")) {
+    std::cout << kHelp;
+    return 0;
+  }
   int first_arg = 1;
   bool exact = true;
   if (argc > 1 && std::string(argv[1]) == "--workload-estimates") {
