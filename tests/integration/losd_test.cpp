@@ -895,6 +895,9 @@ void expect_same_decisions_across_a_cut(const Workload& w, const std::string& be
   EXPECT_EQ(mismatches, 0u);
   for (const Job& j : w.jobs) EXPECT_EQ(starts[j.id], 1) << "job " << j.id << " started " << starts[j.id] << " times";
   EXPECT_TRUE(losd->alive());
+  // The resync is an ordinary step: nothing logged at level error.
+  const std::string log = losd->log();
+  EXPECT_EQ(log.find("level=error"), std::string::npos) << log.substr(0, 4000);
 }
 
 TEST(LosdGangResync, RestartUnderBgsKeepsTheSimulatorsDecisions) {
