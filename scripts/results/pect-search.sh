@@ -5,14 +5,16 @@
 # 71, 31, 73, 35, 7; the model's typeless parameters, exact run times) and on
 # SDSC-BLUE (whole cleaned trace, 1152 processors, exact run times as
 # estimates), with ablations (level 2 off, branch-and-bound off, smart
-# backfilling off, no switch cost).
+# backfilling off, no switch cost) and the "gap to the thesis" experiments
+# (the `gap` list below: pect and pect-search with one choice changed, on the
+# five seeds; data in docs/results/pect-search/data/gap).
 #
 # Usage: scripts/results/pect-search.sh [BUILD_DIR]   (default: build)
 # Needs: a configured build directory, python3, the shared traces in
 # ../shared/traces (or LOS_TRACES=DIR). Builds the pect-report target
 # (scripts/results/pect-report.cpp, tools/CMakeLists.txt), then runs at most 2
 # simulations at once (LOS_JOBS to change), under nice. About 3 minutes on the
-# 2-core machine.
+# 2-core machine (2 m 47 s with the machine shared).
 set -euo pipefail
 
 root="$(cd "$(dirname "$0")/../.." && pwd)"
