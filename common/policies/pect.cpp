@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
+#include <tuple>
 
 namespace los {
 namespace {
@@ -141,8 +142,13 @@ void PectPolicy::release(JobId id) {
   const auto it = jobs_.find(id);
   if (it == jobs_.end()) throw std::logic_error(label_ + ": job " + std::to_string(id) + " ended unknown");
   Tracked& t = it->second;
-  for (int n : t.nodes) bound_[idx(t.cls)][static_cast<std::size_t>(n)] = 0;
   if (t.executing) vacate(t.nodes);
+  for (int n : t.nodes) {
+    const auto u = static_cast<std::size_t>(n);
+    if (bound_[idx(t.cls)][u] != id) continue;  // shared after a resync
+    bound_[idx(t.cls)][u] = 0;
+    if (busy_[u] == 0) ++eligible_[idx(t.cls)];
+  }
   --tracked_[idx(t.cls)];
   jobs_.erase(it);
 }
@@ -168,7 +174,12 @@ void PectPolicy::begin_slice(PectClass c, Time now, std::vector<Decision>& out) 
   // node sets are disjoint and nothing executes at a slice begin.
   for (JobId id : started_of(c, false)) {
     if (!nodes_free(jobs_.at(id).nodes)) {
-      throw std::logic_error(label_ + ": preempted job " + std::to_string(id) + " cannot resume at its slice");
+      // Only after a resync found jobs of one class sharing nodes: the job
+      // resumes in a later pass of the slice, when its nodes are free.
+      if (!resynced_) {
+        throw std::logic_error(label_ + ": preempted job " + std::to_string(id) + " cannot resume at its slice");
+      }
+      continue;
     }
     resume(id, now, out);
   }
@@ -349,10 +360,87 @@ std::array<std::vector<const Job*>, 3> PectPolicy::classify_queue(const Snapshot
   return waiting;
 }
 
+void PectPolicy::resync(const Snapshot& s) {
+  const Time now = s.now;
+  jobs_.clear();
+  tracked_.fill(0);
+  resynced_ = true;
+  init(s);
+  // Executing jobs first, then suspended ones, each by (first start, id).
+  std::vector<const RunningJob*> running;
+  running.reserve(s.running.size());
+  for (const RunningJob& r : s.running) running.push_back(&r);
+  std::sort(running.begin(), running.end(), [](const RunningJob* a, const RunningJob* b) {
+    return std::tuple(a->suspended, a->start, a->job.id) < std::tuple(b->suspended, b->start, b->job.id);
+  });
+  std::vector<JobId> to_suspend;
+  std::array<long long, 3> executing_units{};
+  for (const RunningJob* r : running) {
+    const Job& j = r->job;
+    const PectClass c = options_.classify(j.estimate);
+    std::vector<int> nodes = r->nodes;
+    std::vector<int> sorted = nodes;
+    std::sort(sorted.begin(), sorted.end());
+    const bool valid = !sorted.empty() && sorted.front() >= 0 && sorted.back() < units_ &&
+                       std::adjacent_find(sorted.begin(), sorted.end()) == sorted.end();
+    if (!valid) {
+      // No usable node list: the lowest nodes neither executing nor bound to
+      // the class (as a start would take), else the lowest nodes.
+      nodes = free_nodes_for(c, std::min(j.size, units_));
+      if (static_cast<int>(nodes.size()) < std::min(j.size, units_)) {
+        nodes.clear();
+        for (int n = 0; n < std::min(j.size, units_); ++n) nodes.push_back(n);
+      }
+    }
+    // Work done is unknown: the whole estimate is taken as remaining.
+    Tracked t{c, static_cast<int>(nodes.size()), std::max<Time>(j.estimate, 1), nodes, false, now, 0};
+    for (int n : nodes) {
+      auto& b = bound_[idx(c)][static_cast<std::size_t>(n)];
+      if (b == 0) {
+        b = j.id;
+        for (std::size_t k = 0; k < 3; ++k) eligible_[k] -= k == idx(c) && busy_[static_cast<std::size_t>(n)] == 0;
+      }
+    }
+    ++tracked_[idx(c)];
+    const bool executes = !r->suspended;
+    jobs_.emplace(j.id, std::move(t));
+    if (executes) {
+      if (nodes_free(nodes)) {
+        occupy(nodes, j.id);
+        Tracked& tt = jobs_.at(j.id);
+        tt.executing = true;
+        executing_units[idx(c)] += static_cast<long long>(nodes.size());
+      } else {
+        to_suspend.push_back(j.id);  // shares a node with an executing job
+      }
+    }
+  }
+  // The active slice: the class executing on the most nodes (ties: MEDIUM,
+  // LONG, SHORT), its clock restarting now; nothing executing: no slice
+  // (a switch gap in progress ends), the next slice begins at once.
+  phase_ = Phase::None;
+  next_ = PectClass::Medium;
+  phase_end_ = kTimeInfinity;
+  long long most = 0;
+  for (PectClass c : kCycle) {
+    if (executing_units[idx(c)] > most) {
+      most = executing_units[idx(c)];
+      current_ = c;
+    }
+  }
+  if (most > 0) {
+    phase_ = Phase::Slice;
+    slice_begin_ = now;
+    phase_end_ = now + options_.slice_of(current_);
+    ++slices_;
+  }
+  resync_suspend_ = std::move(to_suspend);
+}
+
 void PectPolicy::begin_step(const Snapshot& s) {
   if (s.resync) {
-    throw std::runtime_error(label_ + ": resync at t=" + std::to_string(s.now) +
-                             ": SCOJO-PECT follows the simulator's events and cannot rebuild its slices");
+    resync(s);
+    return;
   }
   if (units_ == 0) init(s);
   if (units_ != s.total_units) {
@@ -364,10 +452,18 @@ void PectPolicy::begin_step(const Snapshot& s) {
   }
 }
 
+void PectPolicy::resync_decisions(std::vector<Decision>& out) {
+  // Executing jobs a resync found on nodes already executing another job:
+  // suspended now, resumed when their nodes are free.
+  for (JobId id : resync_suspend_) out.push_back(Decision::suspend(id));
+  resync_suspend_.clear();
+}
+
 StepResult PectPolicy::step(const Snapshot& s) {
   begin_step(s);
   const auto waiting = classify_queue(s);
   StepResult result;
+  resync_decisions(result.decisions);
   transitions(waiting, s.now, result.decisions);
   if (phase_ == Phase::Slice) schedule_pass(waiting, s.now, result.decisions);
   result.wakeup = phase_ == Phase::None ? kTimeInfinity : phase_end_;

@@ -40,8 +40,26 @@
 //     only the current class has work, a slice that ends is followed by
 //     another of the same class, without a switch.
 //
-// Simulation only for now: the state follows the simulator's events; a
-// resync (events lost) is an error.
+// Resync (snapshot.resync: a losd restart, `losctl set-policy`, a lost
+// message) rebuilds the whole state from the snapshot alone; nothing of the
+// previous state is kept:
+//   - every running job (executing or suspended) is tracked again, its class
+//     from its estimate, bound to its nodes (RunningJob::nodes; a job without
+//     a valid list takes the lowest nodes free for its class); its work done
+//     is unknown, so its whole estimate counts as remaining;
+//   - executing jobs keep executing, in order of (first start, id); one whose
+//     nodes another executing job already holds is suspended at this step
+//     and resumes, like any preempted job of its class, when its nodes are
+//     free in a slice of its class (jobs of one class sharing nodes after a
+//     resync wait for each other instead of resuming together);
+//   - the active slice is the class executing on the most nodes (ties:
+//     MEDIUM, LONG, SHORT), with a full slice from the snapshot's time; the
+//     other classes' executing jobs stay, as smart-backfilled ones, until
+//     it ends. Nothing executing: no slice is active (a switch gap in
+//     progress ends: a snapshot cannot tell it from an idle machine) and the
+//     next slice, from MEDIUM in cycle order, begins at once;
+//   - then the step runs as any other (its slice's pass over the queue).
+// Without resync the state follows the events, as in simulation.
 #pragma once
 
 #include <array>
@@ -79,7 +97,7 @@ class PectPolicy : public Policy {
   PectPolicy(PectOptions options, std::string label);
 
   std::string name() const override { return label_; }
-  Capabilities capabilities() const override { return {.resync = false, .time_sharing = true}; }
+  Capabilities capabilities() const override { return {.resync = true, .time_sharing = true}; }
   StepResult step(const Snapshot& snapshot) override;
 
   const PectOptions& options() const { return options_; }
@@ -110,8 +128,12 @@ class PectPolicy : public Policy {
   using Waiting = std::array<std::vector<const Job*>, 3>;  // never-started jobs per class, queue order
 
   void init(const Snapshot& s);
-  // Checks the snapshot and applies its completions.
+  // Checks the snapshot and applies its completions, or rebuilds the state
+  // from a resync snapshot.
   void begin_step(const Snapshot& s);
+  void resync(const Snapshot& s);
+  // The suspensions a resync needs (jobs found executing on shared nodes).
+  void resync_decisions(std::vector<Decision>& out);
   Waiting classify_queue(const Snapshot& s) const;
 
   // Node bookkeeping. A node is eligible for class c when no job executes on
@@ -151,6 +173,8 @@ class PectPolicy : public Policy {
   long long slices_ = 0;
   long long switches_ = 0;
   std::array<Time, 3> slice_seconds_{};
+  std::vector<JobId> resync_suspend_;  // see resync_decisions
+  bool resynced_ = false;              // a resync happened (nodes of one class may be shared)
 };
 
 const ParamTable& pect_parameters();

@@ -600,7 +600,14 @@ void PectSearchPolicy::group_pass(const Waiting& waiting, Time now, std::vector<
 StepResult PectSearchPolicy::step(const Snapshot& s) {
   stepped_ = true;
   bool completion = false;
+  // Resync: the groups are dropped (their jobs never started and are all in
+  // the queue); the class's next slice, or this step's if it is active,
+  // forms a new group from the queue.
+  if (s.resync) {
+    for (auto& pl : plans_) pl.reset();
+  }
   for (const SnapshotEvent& ev : s.events) {
+    if (s.resync) break;
     if (ev.kind != SnapshotEvent::Kind::Ended) continue;
     completion = true;
     for (auto& pl : plans_) {
@@ -611,6 +618,7 @@ StepResult PectSearchPolicy::step(const Snapshot& s) {
   const Waiting waiting = classify_queue(s);
   StepResult result;
   const Time now = s.now;
+  resync_decisions(result.decisions);
   transitions(waiting, now, result.decisions);
   if (phase_ == Phase::Slice) {
     const PectClass c = current_;

@@ -54,6 +54,11 @@
 // (§6.3). Jobs of another class's plan are not backfilled into this slice
 // [a simplification of §6.5]. The group ends when all its jobs started, or
 // at a completion in its class's slice once its group-finish job has ended.
+//
+// Resync: pect's rebuild (policies/pect.hpp) and every group dropped (a plan
+// holds only never-started jobs, all back in the queue); the active slice's
+// class, if MEDIUM or LONG, forms a new group at this step when the queue
+// qualifies, the other classes at their next slice. The search counters stay.
 #pragma once
 
 #include <chrono>
@@ -182,7 +187,7 @@ class PectSearchPolicy final : public PectPolicy {
   PectSearchPolicy& operator=(const PectSearchPolicy&) = delete;
 
   Capabilities capabilities() const override {
-    return {.resync = false, .time_sharing = true, .wall_clock_budget = true};
+    return {.resync = true, .time_sharing = true, .wall_clock_budget = true};
   }
   StepResult step(const Snapshot& snapshot) override;
 

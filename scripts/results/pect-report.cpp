@@ -1,11 +1,14 @@
-// The measuring program of scripts/results/pect-search.sh (compiled by it
-// against the build's los_common): simulates policies on one workload with
+// The measuring program of scripts/results/pect-search.sh (the pect-report
+// target of tools/CMakeLists.txt, not installed): simulates policies on one workload with
 // exact run times as estimates (the thesis's assumption) and prints JSON with
 // the thesis's metrics: bounded slowdown (600 s), response and wait per
 // runtime class x size class, utilization, and pect-search's search counters.
 //
-// Usage: pect-report WORKLOAD POLICY...
+// Usage: pect-report [--workload-estimates] WORKLOAD POLICY...
 //   WORKLOAD: model:MODEL[:KEY=VALUE]... or an SWF file.
+//   --workload-estimates: keep the workload's estimates (e.g. a model's
+//   estimates=modal) instead of exact run times. Jobs are classed by their
+//   run times in the output either way.
 #include <algorithm>
 #include <array>
 #include <chrono>
@@ -26,6 +29,39 @@ namespace {
 
 constexpr double kBound = 600;
 
+constexpr const char* kHelp = R"(NAME
+    pect-report - class x size metrics of SCOJO-PECT, pect-search and other
+    policies on one workload, as JSON
+
+SYNOPSIS
+    pect-report [--workload-estimates] WORKLOAD POLICY...
+
+DESCRIPTION
+    Simulates each POLICY on WORKLOAD (model:MODEL[:KEY=VALUE]... as in
+    los-sim generate, or an SWF file) with exact run times as estimates (the
+    thesis's assumption) and prints JSON: bounded slowdown (600 s bound),
+    response and wait per runtime class x size class, utilization, switches
+    and pect-search's search counters. Every run passes the invariant
+    checker. The measuring program of scripts/results/pect-search.sh, which
+    writes docs/results/pect-search.md; built, not installed.
+
+OPTIONS
+    --workload-estimates  Keep the workload's own estimates (e.g. a model's
+                          estimates=modal) instead of exact run times. Jobs
+                          are classed by their run times either way.
+    -h, --help            This text.
+
+EXIT STATUS
+    0 success; 1 bad workload or policy; 2 bad usage; 3 a run broke an
+    invariant.
+
+EXAMPLES
+    pect-report model:lublin:jobs=1000:nodes=128:seed=71 pect pect-search
+
+SEE ALSO
+    los-sim(1)
+)";
+
 struct Acc {
   long long n = 0;
   double bsld = 0, rt = 0, wt = 0;
@@ -44,23 +80,36 @@ struct Acc {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 3) {
-    std::cerr << "usage: pect-report WORKLOAD POLICY...\n";
+  if (argc > 1 && (std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h")) {
+    std::cout << kHelp;
+    return 0;
+  }
+  int first_arg = 1;
+  bool exact = true;
+  if (argc > 1 && std::string(argv[1]) == "--workload-estimates") {
+    exact = false;
+    first_arg = 2;
+  }
+  if (argc < first_arg + 2) {
+    std::cerr << "usage: pect-report [--workload-estimates] WORKLOAD POLICY...\n";
     return 2;
   }
   try {
-    const std::string source = argv[1];
+    const std::string source = argv[first_arg];
     los::Workload w;
     if (source.rfind("model:", 0) == 0) {
       w = los::generate_model(los::parse_model_spec(source.substr(6))).workload;
     } else {
       w = los::read_swf(source);
     }
-    for (los::Job& j : w.jobs) j.estimate = std::max<los::Time>(j.runtime, 1);
+    if (exact) {
+      for (los::Job& j : w.jobs) j.estimate = std::max<los::Time>(j.runtime, 1);
+    }
     const double m = w.units;
-    nlohmann::json out = {{"workload", source}, {"units", w.units}, {"jobs", w.jobs.size()}};
+    nlohmann::json out = {
+        {"workload", source}, {"units", w.units}, {"jobs", w.jobs.size()}, {"exact_estimates", exact}};
     nlohmann::json runs = nlohmann::json::array();
-    for (int a = 2; a < argc; ++a) {
+    for (int a = first_arg + 1; a < argc; ++a) {
       los::PolicyPtr p = los::make_policy(argv[a], los::RunMode::Simulation);
       los::InvariantChecker checker;
       const auto t0 = std::chrono::steady_clock::now();

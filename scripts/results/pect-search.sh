@@ -5,14 +5,16 @@
 # 71, 31, 73, 35, 7; the model's typeless parameters, exact run times) and on
 # SDSC-BLUE (whole cleaned trace, 1152 processors, exact run times as
 # estimates), with ablations (level 2 off, branch-and-bound off, smart
-# backfilling off, no switch cost).
+# backfilling off, no switch cost) and the "gap to the thesis" experiments
+# (the `gap` list below: pect and pect-search with one choice changed, on the
+# five seeds; data in docs/results/pect-search/data/gap).
 #
 # Usage: scripts/results/pect-search.sh [BUILD_DIR]   (default: build)
-# Needs: a built los_common (cmake --build BUILD_DIR --target los-sim), a C++20
-# compiler, python3, the shared traces in ../shared/traces (or LOS_TRACES=DIR).
-# Compiles scripts/results/pect-report.cpp against the build, then runs at most
-# 2 simulations at once (LOS_JOBS to change), under nice. About 3 minutes on
-# the 2-core machine.
+# Needs: a configured build directory, python3, the shared traces in
+# ../shared/traces (or LOS_TRACES=DIR). Builds the pect-report target
+# (scripts/results/pect-report.cpp, tools/CMakeLists.txt), then runs at most 2
+# simulations at once (LOS_JOBS to change), under nice. About 3 minutes on the
+# 2-core machine (2 m 47 s with the machine shared).
 set -euo pipefail
 
 root="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -20,17 +22,16 @@ build="${1:-$root/build}"
 traces="${LOS_TRACES:-$root/../shared/traces}"
 jobs="${LOS_JOBS:-2}"
 data="$root/docs/results/pect-search/data"
-lib="$build/lib/liblos_common.a"
 blue="$traces/SDSC-BLUE-2000-4.2-cln.swf.gz"
 
-[[ -f "$lib" ]] || { echo "pect-search.sh: $lib not found: build first (cmake --build $build --target los-sim)" >&2; exit 1; }
+[[ -f "$build/CMakeCache.txt" ]] || { echo "pect-search.sh: $build is not a configured build directory (cmake -S $root -B $build)" >&2; exit 1; }
 [[ -f "$blue" ]] || { echo "pect-search.sh: missing trace $blue" >&2; exit 1; }
 command -v python3 >/dev/null || { echo "pect-search.sh: python3 not found" >&2; exit 1; }
-cxx="${CXX:-c++}"
 
-report="$build/pect-report"
-nice "$cxx" -std=c++20 -O2 -Wall -Wextra -I"$root/common" -I"$build/common/generated" \
-  "$root/scripts/results/pect-report.cpp" "$lib" -lz -o "$report"
+nice cmake --build "$build" --target pect-report -j "$jobs" >/dev/null ||
+  { echo "pect-search.sh: building pect-report failed (cmake --build $build --target pect-report)" >&2; exit 1; }
+report="$build/bin/pect-report"
+[[ -x "$report" ]] || { echo "pect-search.sh: $report not found after building the pect-report target" >&2; exit 1; }
 
 rm -rf "$data"
 mkdir -p "$data"
@@ -47,11 +48,55 @@ for p in $base pect-search:level2=false; do
   tasks+=("SDSC-BLUE|$blue|$p")
 done
 
+# The gap to the thesis: experiments, each a pair (pect variant, pect-search
+# variant) on the five seeds: label|workload keys|pect-report flag|pect|pect-search
+gap=(
+  "defaults|||pect|pect-search"
+  "level 2 off|||pect|pect-search:level2=false"
+  "branch-and-bound off|||pect|pect-search:bnb=false"
+  "force-shifting off|||pect|pect-search:shift=false"
+  "search budget / 10 (nodes 200,000, perms 1,000)|||pect|pect-search:nodes=200000:perms=1000"
+  "search budget x 10 (nodes 20,000,000, perms 100,000)|||pect|pect-search:nodes=20000000:perms=100000"
+  "smaller groups (max 15 long / 10 medium)|||pect|pect-search:max_long=15:max_medium=10"
+  "larger groups (max 60 long / 40 medium)|||pect|pect-search:max_long=60:max_medium=40"
+  "sub-groups of 6 (ambiguity #11)|||pect|pect-search:subgroup=6"
+  "group finish off (min_util 0, delta 1; ambiguity #9)|||pect|pect-search:min_util=0:delta=1"
+  "no switch cost (both)|||pect:switch=0|pect-search:switch=0"
+  "no smart backfilling (both)|||pect:smart=false|pect-search:smart=false"
+  "slices not ended when their class empties (both)|||pect:skip_empty=false|pect-search:skip_empty=false"
+  "short limit 60 s, the table's (both; ambiguity #1)|||pect:short_limit=60|pect-search:short_limit=60"
+  "medium slice 1800 s (both; ambiguity #13)|||pect:medium_slice=1800|pect-search:medium_slice=1800"
+  "medium slice 7200 s (both; ambiguity #13)|||pect:medium_slice=7200|pect-search:medium_slice=7200"
+  "larger groups, search budget x 10, group finish off|||pect|pect-search:max_long=60:max_medium=40:nodes=20000000:perms=100000:min_util=0:delta=1"
+  "switch 0, medium slice 1800 s, short limit 60 s (both)|||pect:switch=0:medium_slice=1800:short_limit=60|pect-search:switch=0:medium_slice=1800:short_limit=60"
+  "the row above and group finish off|||pect:switch=0:medium_slice=1800:short_limit=60|pect-search:switch=0:medium_slice=1800:short_limit=60:min_util=0:delta=1"
+  "modal estimates (lublin estimates=modal)|:estimates=modal|--workload-estimates|pect|pect-search"
+  "higher load (arrival-scale 0.85)|:arrival-scale=0.85||pect|pect-search"
+  "lower load (arrival-scale 1.2)|:arrival-scale=1.2||pect|pect-search"
+)
+mkdir -p "$data/gap"
+n=0
+for e in "${gap[@]}"; do
+  IFS='|' read -r label keys flag p1 p2 <<<"$e"
+  printf '%s\n' "$label" >"$data/gap/$n.label"
+  for seed in 71 31 73 35 7; do
+    tasks+=("gap/$n-lublin-$seed|model:lublin:jobs=10000:nodes=128:seed=$seed$keys|$p1|$p2|$flag")
+  done
+  n=$((n + 1))
+done
+
 run_task() {
-  local name workload policy
-  IFS='|' read -r name workload policy <<<"$1"
-  local file="$data/$name-${policy//[:=]/_}.json"
-  nice "$report" "$workload" "$policy" >"$file.tmp" || { echo "pect-search.sh: $name $policy failed" >&2; return 1; }
+  local name workload policy policy2 flag file
+  IFS='|' read -r name workload policy policy2 flag <<<"$1"
+  if [[ -n "$policy2" ]]; then  # a gap experiment: both policies in one file
+    file="$data/$name.json"
+    # shellcheck disable=SC2086  # $flag is empty or one word
+    nice "$report" $flag "$workload" "$policy" "$policy2" >"$file.tmp" ||
+      { echo "pect-search.sh: $name $policy $policy2 failed" >&2; return 1; }
+  else
+    file="$data/$name-${policy//[:=]/_}.json"
+    nice "$report" "$workload" "$policy" >"$file.tmp" || { echo "pect-search.sh: $name $policy failed" >&2; return 1; }
+  fi
   mv "$file.tmp" "$file"
 }
 export -f run_task

@@ -210,7 +210,8 @@ TEST_P(LosdDecisions, EqualTheSimulatorsPolicyOnRecordedSnapshots) {
 INSTANTIATE_TEST_SUITE_P(Policies, LosdDecisions,
                          ::testing::Values("fcfs", "easy", "conservative", "aggressive", "depth:k=3", "los",
                                            "los-basic", "los:lookahead=10:traceback=selected-first", "gang", "bgs",
-                                           "mgs", "mbgs", "tabu", "tabu:safe", "bf-fair"),
+                                           "mgs", "mbgs", "tabu", "tabu:safe", "bf-fair", "pect",
+                                           "pect-search:wall_ms=0"),
                          [](const auto& info) {
                            std::string n = info.param;
                            std::replace_if(
@@ -897,6 +898,9 @@ void expect_same_decisions_across_a_cut(const Workload& w, const std::string& be
   EXPECT_EQ(mismatches, 0u);
   for (const Job& j : w.jobs) EXPECT_EQ(starts[j.id], 1) << "job " << j.id << " started " << starts[j.id] << " times";
   EXPECT_TRUE(losd->alive());
+  // The resync is an ordinary step: nothing logged at level error.
+  const std::string log = losd->log();
+  EXPECT_EQ(log.find("level=error"), std::string::npos) << log.substr(0, 4000);
 }
 
 TEST(LosdGangResync, RestartUnderBgsKeepsTheSimulatorsDecisions) {
@@ -916,6 +920,25 @@ TEST(LosdGangResync, SetPolicyMidRunKeepsTheSimulatorsDecisions) {
 TEST(LosdGangResync, ALostSnapshotUnderBgsKeepsTheSimulatorsDecisions) {
   expect_same_decisions_across_a_cut(random_workload(41, 48, 300), "bgs", "bgs", Cut::Gap);
   expect_same_decisions_across_a_cut(random_workload(43, 48, 300), "mgs", "mgs", Cut::Gap);
+}
+
+// The same cuts under SCOJO-PECT and pect-search (wall_ms=0: no wall-clock
+// cap, so losd's search is the simulation's, bounded by its node budget).
+TEST(LosdPectResync, RestartKeepsTheSimulatorsDecisions) {
+  expect_same_decisions_across_a_cut(random_workload(23, 48, 300), "pect", "pect", Cut::Restart);
+  expect_same_decisions_across_a_cut(random_workload(29, 48, 300), "pect-search:wall_ms=0", "pect-search:wall_ms=0",
+                                     Cut::Restart);
+}
+
+TEST(LosdPectResync, SetPolicyMidRunKeepsTheSimulatorsDecisions) {
+  expect_same_decisions_across_a_cut(random_workload(31, 48, 300), "pect", "pect-search:wall_ms=0", Cut::SetPolicy);
+  expect_same_decisions_across_a_cut(random_workload(37, 48, 300), "bgs", "pect", Cut::SetPolicy);
+}
+
+TEST(LosdPectResync, ALostSnapshotKeepsTheSimulatorsDecisions) {
+  expect_same_decisions_across_a_cut(random_workload(41, 48, 300), "pect", "pect", Cut::Gap);
+  expect_same_decisions_across_a_cut(random_workload(43, 48, 300), "pect-search:wall_ms=0", "pect-search:wall_ms=0",
+                                     Cut::Gap);
 }
 
 // ---- operations --------------------------------------------------------------

@@ -60,7 +60,7 @@ TEST(Pect, OptionsHaveDefaultsAndRejectBadInput) {
   EXPECT_THROW(make_policy("pect:nosuch=1"), SpecError);
   const PolicyPtr p = make_policy("pect");
   EXPECT_TRUE(p->capabilities().time_sharing);
-  EXPECT_FALSE(p->capabilities().resync);
+  EXPECT_TRUE(p->capabilities().resync);
 }
 
 // A full-width long job is preempted for a short class slice: the long slice
