@@ -57,7 +57,8 @@ class Recorder : public SimObserver {
 class FakeCluster {
  public:
   explicit FakeCluster(int units) : used_(units, 0) {
-    for (int i = 0; i < units; ++i) names_.push_back("n" + std::to_string(i));
+    // Built by append: GCC 12 warns (-Wrestrict, a false positive) on "n" + to_string(i).
+    for (int i = 0; i < units; ++i) names_.push_back(std::string("n").append(std::to_string(i)));
   }
 
   protocol::SnapshotMessage snapshot(const Snapshot& s, std::uint64_t seq) {
