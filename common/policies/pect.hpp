@@ -79,7 +79,7 @@ class PectPolicy : public Policy {
   PectPolicy(PectOptions options, std::string label);
 
   std::string name() const override { return label_; }
-  Capabilities capabilities() const override { return {.resync = false, .time_sharing = true}; }
+  Capabilities capabilities() const override { return {.resync = false, .time_sharing = true, .jobs_per_node = 3}; }
   StepResult step(const Snapshot& snapshot) override;
 
   const PectOptions& options() const { return options_; }
