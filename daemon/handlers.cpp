@@ -315,27 +315,32 @@ constexpr const char* kTimeSharingFallback = "easy";
 void RequestHandlers::check_time_sharing(PartitionScheduler& sched, const Snapshot& part) {
   const auto held = held_back_.find(part.partition);
   if (held != held_back_.end()) {
-    if (part.time_slots < 2) return;
-    log_.info(
-        "partition now allows time sharing: its policy is back",
-        {{"partition", part.partition}, {"policy", held->second}, {"time_slots", std::to_string(part.time_slots)}});
-    sched.set_policy(held->second);
+    if (part.time_slots < held->second.jobs_per_node) return;
+    log_.info("partition now allows time sharing: its policy is back",
+              {{"partition", part.partition},
+               {"policy", held->second.policy},
+               {"time_slots", std::to_string(part.time_slots)},
+               {"jobs_per_node", std::to_string(held->second.jobs_per_node)}});
+    sched.set_policy(held->second.policy);
     forecasts_.invalidate(part.partition);
     held_back_.erase(held);
     return;
   }
-  if (!sched.policy().capabilities().time_sharing || part.time_slots >= 2) return;
+  const Capabilities caps = sched.policy().capabilities();
+  if (!caps.time_sharing || part.time_slots >= caps.jobs_per_node) return;
   const std::string wanted = sched.policy_name();
-  log_.error("time-sharing policy refused: the partition lets Slurm hold one job per node only",
+  const std::string n = std::to_string(caps.jobs_per_node);
+  log_.error("time-sharing policy refused: the partition lets Slurm hold fewer jobs per node than the policy places",
              {{"partition", part.partition},
               {"policy", wanted},
               {"time_slots", std::to_string(part.time_slots)},
-              {"needs", "OverSubscribe=FORCE:<mpl> on PartitionName=" + part.partition +
+              {"jobs_per_node", n},
+              {"needs", "OverSubscribe=FORCE:" + n + " (or more) on PartitionName=" + part.partition +
                             " in slurm.conf and no GANG in PreemptMode (docs/gang-live.md)"},
               {"fallback", kTimeSharingFallback}});
   sched.set_policy(kTimeSharingFallback);
   forecasts_.invalidate(part.partition);
-  held_back_.emplace(part.partition, wanted);
+  held_back_.emplace(part.partition, HeldBack{wanted, caps.jobs_per_node});
 }
 
 Bytes RequestHandlers::set_policy(const protocol::SetPolicy& m, std::uint32_t id) {

@@ -74,7 +74,8 @@ class RequestHandlers {
   protocol::Bytes starts_reply(const std::vector<std::string>& partitions, const Viewer& who, std::uint32_t id);
   protocol::Bytes set_policy(const protocol::SetPolicy& m, std::uint32_t id);
   // A time-sharing policy (Capabilities::time_sharing) on a partition Slurm
-  // lets hold one job per node only (Snapshot::time_slots < 2): an ERROR in
+  // lets hold fewer jobs per node than the policy places
+  // (Snapshot::time_slots < Capabilities::jobs_per_node): an ERROR in
   // the log and kTimeSharingFallback for that partition until the snapshot
   // shows it configured (docs/gang-live.md). Call before each step.
   void check_time_sharing(PartitionScheduler& sched, const Snapshot& part);
@@ -94,7 +95,11 @@ class RequestHandlers {
   bool private_users_ = false;  // PrivateData=users
   // Partitions whose time-sharing policy waits for the partition to allow
   // it: partition -> that policy's spec (check_time_sharing).
-  std::unordered_map<std::string, std::string> held_back_;
+  struct HeldBack {
+    std::string policy;
+    int jobs_per_node;  // what the partition's time_slots must reach
+  };
+  std::unordered_map<std::string, HeldBack> held_back_;
 };
 
 }  // namespace los::daemon

@@ -114,7 +114,9 @@ class GangPolicy final : public Policy {
 
   std::string name() const override { return label_; }
   // The matrix follows the events and is rebuilt from a resync snapshot.
-  Capabilities capabilities() const override { return {.resync = true, .time_sharing = true}; }
+  Capabilities capabilities() const override {
+    return {.resync = true, .time_sharing = true, .jobs_per_node = options_.mpl};
+  }
   StepResult step(const Snapshot& snapshot) override;
   // With mpl=1 a reservation is a start time; with more rows it only
   // promises a place in a row (execution waits for the row's slice), so

@@ -97,7 +97,9 @@ class PectPolicy : public Policy {
   PectPolicy(PectOptions options, std::string label);
 
   std::string name() const override { return label_; }
-  Capabilities capabilities() const override { return {.resync = true, .time_sharing = true}; }
+  // One started job of each class per node at most (each class's node sets
+  // are disjoint): three per node, executing or suspended.
+  Capabilities capabilities() const override { return {.resync = true, .time_sharing = true, .jobs_per_node = 3}; }
   StepResult step(const Snapshot& snapshot) override;
 
   const PectOptions& options() const { return options_; }

@@ -187,7 +187,7 @@ class PectSearchPolicy final : public PectPolicy {
   PectSearchPolicy& operator=(const PectSearchPolicy&) = delete;
 
   Capabilities capabilities() const override {
-    return {.resync = true, .time_sharing = true, .wall_clock_budget = true};
+    return {.resync = true, .time_sharing = true, .wall_clock_budget = true, .jobs_per_node = 3};
   }
   StepResult step(const Snapshot& snapshot) override;
 

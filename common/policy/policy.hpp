@@ -59,6 +59,12 @@ struct Capabilities {
   bool time_sharing = false;
   // Caps its work in wall-clock time when it runs live (RunMode::Live).
   bool wall_clock_budget = false;
+  // The most jobs it may hold on one node at once, executing or suspended
+  // (1 for space sharing; the gang family: mpl; pect: one per class, 3). A
+  // live partition must let Slurm hold that many (Snapshot::time_slots, N of
+  // OverSubscribe=FORCE:N): losd refuses the policy on a partition with
+  // fewer (docs/gang-live.md).
+  int jobs_per_node = 1;
 };
 
 // A start time the policy has promised (a reservation) or predicts.

@@ -5,6 +5,7 @@
 #
 #   gang_test.sh slicing        the partition has OverSubscribe=FORCE:2
 #   gang_test.sh misconfigured  it has not: losd refuses gang there
+#   gang_test.sh restart        losd killed (-9) mid-run under bgs, restarted
 #
 # misconfigured: losd logs an ERROR naming the partition and the setting it
 # needs, and schedules it with easy: A and B (each longer than a slice) run
@@ -22,9 +23,19 @@
 #     COMPLETED, not TIMEOUT (Slurm moves EndTime by the suspended time on
 #     every resume: job_mgr.c _job_suspend_op, and job_time_limit() skips
 #     suspended jobs).
+#
+# restart: losd runs bgs:mpl=2:slice=3 on the 2 nodes (FORCE:2). Four 1-node
+# jobs, each ~10 s of work (ticks, as above: a stopped job does no work), fill
+# the two rows: two execute, two are suspended. losd is killed with -9 while
+# that holds (checked with squeue), the plugin has no fallback for 3 s
+# (nothing changes: suspended jobs stay suspended), and losd starts again: it
+# rebuilds the matrix from the plugin's resync snapshot (docs/gang-live.md).
+# From Slurm's records: time slicing goes on after the restart (suspends and
+# resumes logged after it), no job is lost or started twice, none is left
+# suspended, every job completes.
 set -uo pipefail
 variant=${1:-slicing}
-case "$variant" in slicing | misconfigured) ;; *) echo "usage: gang_test.sh slicing|misconfigured" >&2; exit 2 ;; esac
+case "$variant" in slicing | misconfigured | restart) ;; *) echo "usage: gang_test.sh slicing|misconfigured|restart" >&2; exit 2 ;; esac
 source "$(dirname "$0")/cluster.sh"
 
 SLICE=5
@@ -62,6 +73,60 @@ if [ "$variant" = misconfigured ]; then
   grep -q "OverSubscribe=FORCE" <<<"$line" || fail "the error does not name the setting"
   grep -q "ERROR\|error" <<<"$line" || fail "not logged as an error"
   log "misconfigured partition: refused with an error, scheduled by easy"
+  exit 0
+fi
+
+if [ "$variant" = restart ]; then
+  RSLICE=3
+  RTICKS=40 # x 0.25 s = 10 s of work
+  CLUSTER_PARTITION_OPTS="OverSubscribe=FORCE:$MPL" cluster_up 2 "los_fallback=none"
+  losd_start "bgs:mpl=$MPL:slice=$RSLICE"
+  ids=()
+  for i in 1 2 3 4; do
+    out="$(sbatch --parsable -J "R$i" -N 1 -t 2 -o "$CLUSTER_DIR/out/%j.out" --wrap \
+      "n=0; while [ \$n -lt $RTICKS ]; do sleep 0.25; n=\$((n+1)); done" 2>&1)" || fail "sbatch R$i failed: $out"
+    echo 1 >"$CLUSTER_DIR/out/want-${out%%;*}"
+    ids+=("${out%%;*}")
+  done
+  partition_up
+  # the first boundary: two jobs suspended for the other two
+  wait_log "sched/los: suspended JobId=" 0 30 >/dev/null
+  sleep 1
+  # kill while some execute and some are suspended (a boundary is 3 s away)
+  deadline=$((SECONDS + 10))
+  while :; do
+    nr=$(squeue -h -t R -o %i | wc -l)
+    ns=$(squeue -h -t S -o %i | wc -l)
+    [ "$nr" -ge 1 ] && [ "$ns" -ge 1 ] && break
+    [ $SECONDS -lt $deadline ] || fail "never saw jobs executing and suspended at once (R=$nr S=$ns)"
+    sleep 0.1
+  done
+  losd_stop
+  killed_at=$(log_lines)
+  log "losd killed with $nr jobs executing and $ns suspended: $(squeue -h -o '%i:%t' | tr '\n' ' ')"
+  sleep 3
+  restart_at=$(log_lines)
+  [ "$(squeue -h -t S -o %i | wc -l)" -eq "$ns" ] || fail "the suspended jobs changed while losd was down"
+  losd_start "bgs:mpl=$MPL:slice=$RSLICE"
+  # time slicing goes on after the restart: a suspend and a resume logged by
+  # the plugin after it (the suspended jobs are not left where they were)
+  n=$(wait_log "sched/los: resumed JobId=" "$restart_at" 30)
+  n=$(wait_log "sched/los: suspended JobId=" "$restart_at" 30)
+  wait_all_done 90
+  check_completed_once "${ids[@]}"
+  check_decided_by_losd
+  [ "$(squeue -h -o %i | wc -l)" -eq 0 ] || fail "jobs left in the queue: $(squeue -h -o '%i:%t' | tr '\n' ' ')"
+  after=$(tail -n +"$((restart_at + 1))" "$CLUSTER_DIR/slurmctld.log" | grep -cE "sched/los: (suspended|resumed) JobId=")
+  down=$(sed -n "$((killed_at + 1)),${restart_at}p" "$CLUSTER_DIR/slurmctld.log" | grep -cE "sched/los: (started|suspended|resumed) JobId=")
+  assert_le 2 "$after" "suspends + resumes after the restart"
+  [ "$down" -eq 0 ] || fail "$down starts/suspends/resumes while losd was down (no fallback)"
+  for id in "${ids[@]}"; do
+    s=$(grep -c "sched/los: suspended JobId=$id$" "$CLUSTER_DIR/slurmctld.log")
+    r=$(grep -c "sched/los: resumed JobId=$id$" "$CLUSTER_DIR/slurmctld.log")
+    [ "$s" -eq "$r" ] || fail "job $id suspended $s times, resumed $r times"
+  done
+  log "switches after the restart: $after; every job completed once, started once, resumed as often as suspended"
+  log "gang restart OK"
   exit 0
 fi
 

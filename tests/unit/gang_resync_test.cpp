@@ -135,6 +135,10 @@ TEST(GangResync, CapabilityIsStated) {
     EXPECT_TRUE(p->capabilities().resync) << spec;
     EXPECT_TRUE(p->capabilities().time_sharing) << spec;
   }
+  // the jobs it may hold on one node: one per row
+  EXPECT_EQ(make_policy("gang")->capabilities().jobs_per_node, 5);
+  EXPECT_EQ(make_policy("mbgs:mpl=2")->capabilities().jobs_per_node, 2);
+  EXPECT_EQ(make_policy("bgs:mpl=1")->capabilities().jobs_per_node, 1);
 }
 
 // Three rows, full-width jobs A and B and two halves C, D: after two slice
