@@ -6,6 +6,7 @@
 #   gang_test.sh slicing        the partition has OverSubscribe=FORCE:2
 #   gang_test.sh misconfigured  it has not: losd refuses gang there
 #   gang_test.sh restart        losd killed (-9) mid-run under bgs, restarted
+#   gang_test.sh pect           SCOJO-PECT preempts a LONG job for the SHORT slice
 #
 # misconfigured: losd logs an ERROR naming the partition and the setting it
 # needs, and schedules it with easy: A and B (each longer than a slice) run
@@ -33,9 +34,21 @@
 # From Slurm's records: time slicing goes on after the restart (suspends and
 # resumes logged after it), no job is lost or started twice, none is left
 # suspended, every job completes.
+#
+# pect: losd runs SCOJO-PECT (docs/pect.md) with classes and slices scaled to
+# seconds: a job's estimate is its Slurm limit, so a 1-minute job (60 s <
+# short_limit 90) is SHORT and a 3-minute one (180 s > long_limit 150) LONG;
+# the LONG slice is medium_slice x 73 / 26.5 = 11 s, the SHORT slice 4 s, a
+# switch 1 s. L (LONG, both nodes, 20 s of work) starts alone; S (SHORT, both
+# nodes, 2 s of work) arrives while L runs and cannot be backfilled beside it.
+# At the end of L's slice the plugin suspends L, S starts in the SHORT slice
+# (after the switch gap) and completes, then L is resumed and completes: from
+# Slurm's records, L suspended before S started, S started before L's resume,
+# L resumed as often as suspended, both COMPLETED once. The partition has
+# OverSubscribe=FORCE:3 (pect holds one job of each class per node).
 set -uo pipefail
 variant=${1:-slicing}
-case "$variant" in slicing | misconfigured | restart) ;; *) echo "usage: gang_test.sh slicing|misconfigured|restart" >&2; exit 2 ;; esac
+case "$variant" in slicing | misconfigured | restart | pect) ;; *) echo "usage: gang_test.sh slicing|misconfigured|restart|pect" >&2; exit 2 ;; esac
 source "$(dirname "$0")/cluster.sh"
 
 SLICE=5
@@ -73,6 +86,45 @@ if [ "$variant" = misconfigured ]; then
   grep -q "OverSubscribe=FORCE" <<<"$line" || fail "the error does not name the setting"
   grep -q "ERROR\|error" <<<"$line" || fail "not logged as an error"
   log "misconfigured partition: refused with an error, scheduled by easy"
+  exit 0
+fi
+
+if [ "$variant" = pect ]; then
+  CLUSTER_PARTITION_OPTS="OverSubscribe=FORCE:3" cluster_up 2 "los_fallback=none"
+  losd_start "pect:short_limit=90:long_limit=150:medium_slice=4:short_slice=4:switch=1"
+  partition_up
+  # tick_job NAME MINUTES TICKS: a 2-node job doing TICKS x 0.25 s of work.
+  tick_job() {
+    local out
+    out="$(sbatch --parsable -J "$1" -N 2 -t "$2" -o "$CLUSTER_DIR/out/%j.out" --wrap \
+      "n=0; while [ \$n -lt $3 ]; do sleep 0.25; n=\$((n+1)); done" 2>&1)" || fail "sbatch $1 failed: $out"
+    echo 2 >"$CLUSTER_DIR/out/want-${out%%;*}"
+    echo "${out%%;*}"
+  }
+  from=$(log_lines)
+  l=$(tick_job L 3 80)
+  wait_running "$l" 30
+  s=$(tick_job S 1 8)
+  wait_all_done 110
+  check_completed_once "$l" "$s"
+  check_decided_by_losd
+  tail -n +"$((from + 1))" "$CLUSTER_DIR/slurmctld.log" \
+    | grep -oE "sched/los: (started|suspended|resumed) JobId=($l|$s)( |$)" | sed 's/sched\/los: //' >"$CLUSTER_DIR/switches.txt"
+  log "switches: $(tr '\n' ',' <"$CLUSTER_DIR/switches.txt" | sed 's/ JobId=/ /g')"
+  first() { grep -n -m1 "^$1 JobId=$2\( \|$\)" "$CLUSTER_DIR/switches.txt" | cut -d: -f1; }
+  sus=$(first suspended "$l")
+  st=$(first started "$s")
+  res=$(grep -n "^resumed JobId=$l\( \|$\)" "$CLUSTER_DIR/switches.txt" | tail -1 | cut -d: -f1)
+  [ -n "$sus" ] || fail "L ($l) was never suspended"
+  [ -n "$st" ] || fail "S ($s) was never started by losd"
+  [ -n "$res" ] || fail "L ($l) was never resumed"
+  assert_lt "$sus" "$st" "L suspended (switch line $sus) before S started (line $st)"
+  assert_lt "$st" "$res" "S started (line $st) before L's last resume (line $res)"
+  ns=$(grep -c "^suspended JobId=$l" "$CLUSTER_DIR/switches.txt")
+  nr=$(grep -c "^resumed JobId=$l" "$CLUSTER_DIR/switches.txt")
+  [ "$ns" -eq "$nr" ] || fail "L suspended $ns times, resumed $nr times"
+  ! grep -q "JobId=$s" <(grep -E "^(suspended|resumed)" "$CLUSTER_DIR/switches.txt") || fail "S was suspended (it fits in its slice)"
+  log "pect: L preempted for the SHORT slice, S ran and completed, L resumed and completed"
   exit 0
 fi
 
