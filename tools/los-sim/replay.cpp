@@ -418,6 +418,18 @@ int run(const Options& o) {
     j.estimate = requests.back().estimate;
   }
   const los::SimResult planned = predict(w, o.policy, "predicted: " + policy_name);
+  // The header of los-sim's table for the jobs as asked of Slurm.
+  const auto run_info = [&](const los::Workload& jobs) {
+    los::RunInfo info;
+    info.workload = o.workload.workload;
+    info.units = nodes;
+    info.jobs = jobs.jobs.size();
+    info.dropped = jobs.cleaning.dropped();
+    info.offered_load = los::offered_load(jobs, true);
+    info.bsld_tau = o.bsld_tau;
+    info.batches = o.batches;
+    return info;
+  };
   const std::string job_name = o.name + "-" + std::to_string(getpid());
   const los::Time first_submit = w.jobs.front().submit;
   const double span_real = static_cast<double>(w.jobs.back().submit - first_submit) / o.compress;
@@ -438,15 +450,7 @@ int run(const Options& o) {
       std::cout << line << "\n";
     }
     std::cout << "\n";
-    los::RunInfo info;
-    info.workload = o.workload.workload;
-    info.units = nodes;
-    info.jobs = w.jobs.size();
-    info.dropped = w.cleaning.dropped();
-    info.offered_load = los::offered_load(w, true);
-    info.bsld_tau = o.bsld_tau;
-    info.batches = o.batches;
-    los::print_table(std::cout, info, los::build_reports({planned}, o.bsld_tau, o.batches));
+    los::print_table(std::cout, run_info(w), los::build_reports({planned}, o.bsld_tau, o.batches));
     return 0;
   }
 
@@ -538,14 +542,7 @@ int run(const Options& o) {
                         "Predicted schedule with the live run times, written by los-sim replay");
   }
 
-  los::RunInfo info;
-  info.workload = o.workload.workload;
-  info.units = nodes;
-  info.jobs = submitted.jobs.size();
-  info.dropped = w.cleaning.dropped();
-  info.offered_load = los::offered_load(submitted, true);
-  info.bsld_tau = o.bsld_tau;
-  info.batches = o.batches;
+  const los::RunInfo info = run_info(submitted);
   const std::vector<los::PolicyReport> reports =
       los::build_reports({predicted, live, predicted_as_run}, o.bsld_tau, o.batches);
   const los::Summary& p = reports[0].summary;
