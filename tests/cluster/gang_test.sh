@@ -13,7 +13,7 @@
 # one after the other, never suspended, never on a node together.
 #
 # slicing: losd runs gang:mpl=2:slice=5. A and B both ask for the 2 nodes, a 1-minute
-# time limit and 30 s of work (a counter of 0.25 s ticks, each tick written
+# time limit and ~40 s of work (a counter of 0.25 s ticks, each tick written
 # with its time to the job's counter file). They alternate by 5 s slices:
 #   - the slurmctld log shows sched/los suspending one and resuming or
 #     starting the other, several times, each switch in one cycle;
@@ -53,7 +53,13 @@ source "$(dirname "$0")/cluster.sh"
 
 SLICE=5
 MPL=2
-WORK_TICKS=120 # x 0.25 s = 30 s of work
+# x 0.25 s = 37.5 s of work (about 40 s at the ~3.8 ticks/s measured, forks
+# included). Enough that each job, suspended about as long as it executes while
+# they share, spends well over its 1-minute limit in wall time (~2 x 40 s less
+# A's few seconds alone); little enough that its execution time stays under the
+# limit on a loaded machine (50 s at 3 ticks/s). With 30 s of work B's wall time
+# was 58-62 s: the time-limit check below was a coin toss.
+WORK_TICKS=150
 # Progress over the window in which both jobs share the nodes (whole
 # cycles of MPL x SLICE, at least 2, about 6 here), in seconds of dedicated
 # work (A's tick rate while alone), as a fraction of the window's wall time,
@@ -201,7 +207,7 @@ from=$(log_lines)
 a=$(counter_job A)
 wait_running "$a" 30
 b=$(counter_job B)
-wait_all_done 110
+wait_all_done 150
 
 check_completed_once "$a" "$b"
 check_decided_by_losd
@@ -213,7 +219,7 @@ log "switches: $(tr '\n' ',' <"$CLUSTER_DIR/switches.txt" | sed 's/ JobId=/ /g')
 sa=$(grep -c "suspended JobId=$a" "$CLUSTER_DIR/switches.txt")
 sb=$(grep -c "suspended JobId=$b" "$CLUSTER_DIR/switches.txt")
 ra=$(grep -c "resumed JobId=$a" "$CLUSTER_DIR/switches.txt")
-assert_le 2 "$sa" "A was suspended at least twice (30 s of work, 5 s slices, B sharing the nodes)"
+assert_le 2 "$sa" "A was suspended at least twice (~40 s of work, 5 s slices, B sharing the nodes)"
 assert_le 1 "$sb" "B was suspended at least once"
 assert_le 2 "$ra" "A was resumed at least twice"
 # Every suspend of one job is followed by the start or resume of the other
