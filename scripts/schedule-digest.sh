@@ -26,6 +26,7 @@ traces="${LOS_TRACES:-$root/../shared/traces}"
 space="fcfs easy conservative aggressive depth depth:k=2 los los-basic los-maxjobs los-maxsd los:head=once
        los:traceback=selected-first los:lookahead=10 bf-fair tabu tabu:safe tabu:period=60:budget=3"
 gang="gang gang:mpl=3:cs=2 bgs bgs:plan=rebuild mgs mgs:c=0:q=-1 mbgs mbgs:plan=rebuild:migrate_idle"
+pect="pect pect:smart=false pect-search pect-search:level2=false"
 
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
@@ -53,7 +54,7 @@ sdsc="$traces/SDSC-SP2-1998-4.2-cln.swf.gz"
 if [[ -f "$kth" ]]; then
   run_set kth-3000 "$space" --jobs 3000 "$kth"
   run_set kth-3000-perfect-0.9 "$space" --jobs 3000 --perfect-estimates --load 0.9 "$kth"
-  run_set kth-2000-gang "$gang" --jobs 2000 --nodes 320 --perfect-estimates "$kth"
+  run_set kth-2000-gang "$gang $pect" --jobs 2000 --nodes 320 --perfect-estimates "$kth"
 else
   echo "schedule-digest.sh: $kth absent, skipped" >&2
 fi
@@ -62,4 +63,4 @@ if [[ -f "$sdsc" ]]; then
 else
   echo "schedule-digest.sh: $sdsc absent, skipped" >&2
 fi
-run_set lublin-2000 "$space $gang" model:lublin:jobs=2000:nodes=128:seed=7
+run_set lublin-2000 "$space $gang $pect" model:lublin:jobs=2000:nodes=128:seed=7
