@@ -109,6 +109,13 @@ Time start_of(const SimResult& r, JobId id) {
   throw std::out_of_range("no job " + std::to_string(id));
 }
 
+Time end_of(const SimResult& r, JobId id) {
+  for (const JobOutcome& o : r.jobs) {
+    if (o.job.id == id) return o.end;
+  }
+  throw std::out_of_range("no job " + std::to_string(id));
+}
+
 CommandResult run_command(const std::string& command) {
   CommandResult r{-1, ""};
   FILE* f = ::popen((command + " 2>&1").c_str(), "r");

@@ -32,6 +32,8 @@ SimResult run(const Workload& w, const std::string& policy_spec, bool kill_at_es
 
 // start time of job `id` in r.
 Time start_of(const SimResult& r, JobId id);
+// end time of job `id` in r.
+Time end_of(const SimResult& r, JobId id);
 
 // A shell command's exit status (-1 if it did not exit) and its stdout and
 // stderr together.

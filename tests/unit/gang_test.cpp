@@ -17,17 +17,11 @@
 namespace los {
 namespace {
 
+using test::end_of;
 using test::job;
 using test::run;
 using test::start_of;
 using test::workload;
-
-Time end_of(const SimResult& r, JobId id) {
-  for (const JobOutcome& o : r.jobs) {
-    if (o.job.id == id) return o.end;
-  }
-  throw std::out_of_range("no job");
-}
 
 // A shared trace window, 320 units as in the paper, load raised so that
 // queues form (the identities are trivial on an idle machine).

@@ -9,6 +9,7 @@
 #include <map>
 #include <random>
 
+#include "hand_partition.hpp"
 #include "policies/pect.hpp"
 #include "policies/pect_search.hpp"
 #include "policy/registry.hpp"
@@ -24,76 +25,7 @@ namespace {
 using test::job;
 using Kind = Decision::Kind;
 
-// A partition driven by hand: applies a policy's decisions to its snapshot
-// as the simulator does (nodes where the policy says).
-struct Machine {
-  Snapshot s;
-
-  explicit Machine(int units) {
-    s.total_units = units;
-    s.free_units = units;
-  }
-  void arrive(const Job& j) {
-    s.queue.push_back(j);
-    s.events.push_back({SnapshotEvent::Kind::Arrived, j.id, j.size, 0, j.estimate});
-  }
-  RunningJob& running(JobId id) {
-    for (RunningJob& r : s.running) {
-      if (r.job.id == id) return r;
-    }
-    throw std::out_of_range("job " + std::to_string(id) + " is not running");
-  }
-  void end(JobId id) {
-    const RunningJob r = running(id);
-    if (!r.suspended) s.free_units += r.job.size;
-    std::erase_if(s.running, [&](const RunningJob& x) { return x.job.id == id; });
-    s.events.push_back({SnapshotEvent::Kind::Ended, id, r.job.size, r.start, r.job.estimate});
-  }
-  // Runs `p` on the snapshot and applies its decisions; `others` see the
-  // same snapshot (their decisions are returned, not applied).
-  StepResult step(Policy& p, Time now) {
-    s.now = now;
-    const StepResult result = p.step(s);
-    s.events.clear();
-    s.resync = false;
-    for (const Decision& d : result.decisions) {
-      if (d.kind == Kind::Start) {
-        const auto it = std::find_if(s.queue.begin(), s.queue.end(), [&](const Job& j) { return j.id == d.job; });
-        EXPECT_NE(it, s.queue.end()) << "start of job " << d.job << " that is not waiting";
-        if (it == s.queue.end()) continue;
-        RunningJob r;
-        r.job = *it;
-        r.start = now;
-        r.nodes = d.nodes;
-        s.free_units -= r.job.size;
-        s.running.push_back(r);
-        s.queue.erase(it);
-      } else if (d.kind == Kind::Suspend) {
-        RunningJob& r = running(d.job);
-        EXPECT_FALSE(r.suspended) << "job " << d.job;
-        r.suspended = true;
-        s.free_units += r.job.size;
-      } else if (d.kind == Kind::Resume) {
-        RunningJob& r = running(d.job);
-        EXPECT_TRUE(r.suspended) << "job " << d.job;
-        r.suspended = false;
-        if (!d.nodes.empty()) r.nodes = d.nodes;
-        s.free_units -= r.job.size;
-      } else {
-        ADD_FAILURE() << "unexpected decision for job " << d.job;
-      }
-    }
-    EXPECT_GE(s.free_units, 0);
-    return result;
-  }
-  Snapshot resync_snapshot(Time now) const {
-    Snapshot r = s;
-    r.now = now;
-    r.events.clear();
-    r.resync = true;
-    return r;
-  }
-};
+using test::Machine;
 
 std::vector<std::pair<int, JobId>> kinds(const StepResult& r) {
   std::vector<std::pair<int, JobId>> out;

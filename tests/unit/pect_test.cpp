@@ -19,17 +19,11 @@
 namespace los {
 namespace {
 
+using test::end_of;
 using test::job;
 using test::run;
 using test::start_of;
 using test::workload;
-
-Time end_of(const SimResult& r, JobId id) {
-  for (const JobOutcome& o : r.jobs) {
-    if (o.job.id == id) return o.end;
-  }
-  throw std::out_of_range("no job");
-}
 
 const JobOutcome& outcome(const SimResult& r, JobId id) {
   for (const JobOutcome& o : r.jobs) {
