@@ -756,10 +756,15 @@ static void apply_predictions(void* ctx, const struct los_predictions* starts, c
       continue;
     }
     /* a job left out of the queue after a refusal whose Reason an update
-     * cleared (scontrol update sets None): Slurm's limits say why again, as
-     * sched/backfill's every pass tests them for every pending job */
+     * cleared (scontrol update sets None): Slurm's limits and licenses say
+     * why again, as sched/backfill's every pass tests them for every pending
+     * job */
     if (IS_JOB_PENDING(job) && job->state_reason == WAIT_NO_REASON && !job->het_job_id && job_eligible(job, now)) {
-      (void)acct_policy_job_runnable_pre_select(job, false);
+      if (acct_policy_job_runnable_pre_select(job, false) && job->license_list &&
+          license_job_test(job, now, true) != SLURM_SUCCESS) {
+        job->state_reason = WAIT_LICENSES;
+        xfree(job->state_desc);
+      }
       continue;
     }
     if (!job->het_job_id || !IS_JOB_PENDING(job) || job->state_reason != WAIT_NO_REASON || job->state_desc) continue;

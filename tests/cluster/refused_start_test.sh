@@ -20,8 +20,13 @@ N2=$(sub -J wantn16 -w n16 -N1 -t 1 --wrap "sleep 1") || fail "sbatch N2"
 B=$(sub -J behind -N1 -t 1 --wrap "sleep 1") || fail "sbatch B"
 set_queue_order "$L2" "$N2" "$B"
 wait_running "$B" 10
-reason="$(squeue -h -j "$L2" -o %r)"
-[ "$reason" = Licenses ] || fail "L2 pending with Reason '$reason', want Licenses"
+# set_queue_order's updates clear L2's Reason (Slurm sets None); the next
+# cycle says why it waits again, even while L2 is left out of the queue
+deadline=$((SECONDS + 5))
+until reason="$(squeue -h -j "$L2" -o %r)" && [ "$reason" = Licenses ]; do
+  [ $SECONDS -lt $deadline ] || fail "L2 pending with Reason '$reason' for 5 s, want Licenses"
+  sleep 0.2
+done
 [ "$(squeue -h -j "$L2" -o %T)" = PENDING ] || fail "L2 started while L1 holds the license"
 wait_all_done 60
 for id in "$L1" "$N1" "$L2" "$N2" "$B"; do echo 1 >"$CLUSTER_DIR/out/want-$id"; done
