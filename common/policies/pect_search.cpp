@@ -423,9 +423,9 @@ PectSearchPolicy::~PectSearchPolicy() {
 std::string PectSearchPolicy::stats_line() const {
   std::ostringstream s;
   s << "pect-search stats: groups_medium=" << groups_[1] << " groups_long=" << groups_[2]
-    << " grouped_jobs=" << grouped_jobs_ << " nodes=" << stats_.nodes << " pruned=" << stats_.pruned
-    << " perms=" << stats_.perms << " level1_perms=" << stats_.level1_perms << " shifts=" << stats_.shifts
-    << " budget_hits=" << stats_.budget_hits << " initial_total=" << stats_.initial_total
+    << " grouped_jobs=" << grouped_jobs_ << " plan_backfills=" << plan_backfills_ << " nodes=" << stats_.nodes
+    << " pruned=" << stats_.pruned << " perms=" << stats_.perms << " level1_perms=" << stats_.level1_perms
+    << " shifts=" << stats_.shifts << " budget_hits=" << stats_.budget_hits << " initial_total=" << stats_.initial_total
     << " final_total=" << stats_.final_total;
   return s.str();
 }
@@ -531,6 +531,9 @@ void PectSearchPolicy::try_group(PectClass c, const Waiting& waiting, Time now) 
   plan.gft_job = gft_job;
   ++groups_[static_cast<std::size_t>(c)];
   grouped_jobs_ += static_cast<long long>(plan.jobs.size());
+  if (mode_ == RunMode::Simulation) {
+    for (const VJob& j : plan.jobs) grouped_ids_.insert(j.id);
+  }
   plans_[static_cast<std::size_t>(c)] = std::move(plan);
 }
 
@@ -588,12 +591,25 @@ void PectSearchPolicy::group_pass(const Waiting& waiting, Time now, std::vector<
   for (PectClass k : {PectClass::Short, PectClass::Medium, PectClass::Long}) {
     if (k == c) continue;
     for (const Job* j : waiting[static_cast<std::size_t>(k)]) {
-      if (planned.count(j->id) || jobs_.count(j->id) || j->size > free_count_for(k)) continue;
+      if ((planned.count(j->id) && !so_.plan_backfill) || jobs_.count(j->id) || j->size > free_count_for(k)) continue;
       const Time end = std::min(now + std::max<Time>(j->estimate, 1), slice_end);
       if (!fits(end, j->size)) continue;
       p.reserve(now, end - now, j->size);
       start(*j, k, free_nodes_for(k, j->size), now, out);
     }
+  }
+}
+
+void PectSearchPolicy::leave_plans(const std::vector<Decision>& decisions) {
+  std::unordered_set<JobId> started;
+  for (const Decision& d : decisions) {
+    if (d.kind == Decision::Kind::Start) started.insert(d.job);
+  }
+  if (started.empty()) return;
+  for (auto& pl : plans_) {
+    if (!pl) continue;
+    plan_backfills_ +=
+        static_cast<long long>(std::erase_if(pl->jobs, [&](const VJob& j) { return started.count(j.id) > 0; }));
   }
 }
 
@@ -632,13 +648,14 @@ StepResult PectSearchPolicy::step(const Snapshot& s) {
       group_pass(waiting, now, result.decisions);
       if (pl->jobs.empty()) pl.reset();
     } else {
-      // Normal SCOJO-PECT, jobs of other classes' plans left out.
+      // Normal SCOJO-PECT, jobs of other classes' plans left out (unless
+      // plan_backfill: then they are smart-backfilled like the rest).
       Waiting filtered;
       for (std::size_t k = 0; k < 3; ++k) {
         const auto& other = plans_[k];
         for (const Job* j : waiting[k]) {
           bool in_plan = false;
-          if (other) {
+          if (other && !so_.plan_backfill) {
             for (const VJob& v : other->jobs) in_plan = in_plan || v.id == j->id;
           }
           if (!in_plan) filtered[k].push_back(j);
@@ -646,6 +663,9 @@ StepResult PectSearchPolicy::step(const Snapshot& s) {
       }
       schedule_pass(filtered, now, result.decisions);
     }
+    // Own-plan starts left their plan in group_pass: what leaves here was
+    // backfilled from another class's plan (never, without plan_backfill).
+    leave_plans(result.decisions);
   }
   // Plan starts fall on completions (estimates are the run times the plan
   // uses) or slice ends, both of which step the policy.
@@ -677,6 +697,8 @@ const ParamTable& pect_search_parameters() {
       Param::integer("subgroup", kSearchDefaults.search.subgroup, 1, 12, "jobs per sub-group of a full group"),
       Param::number("delta", kSearchDefaults.delta, 0, 1, "group finish: utilization tolerance"),
       Param::number("min_util", kSearchDefaults.min_util, 0, 1, "group finish: minimum utilization"),
+      Param::flag("plan_backfill", kSearchDefaults.plan_backfill,
+                  "smart-backfill other classes' plan jobs into a slice (section 6.5 without its extra check)"),
       Param::integer("wall_ms", 200, 0, 100000000, "live only: wall-clock cap per group optimization, ms (0: none)"),
       Param::flag("stats", kSearchDefaults.stats, "print the search statistics to stderr at the end"),
   });
@@ -700,6 +722,7 @@ PolicyPtr make_pect_search(const ParamValues& v, RunMode mode) {
   o.search.subgroup = static_cast<int>(v.integer("subgroup"));
   o.delta = v.number("delta");
   o.min_util = v.number("min_util");
+  o.plan_backfill = v.flag("plan_backfill");
   o.wall_ms = v.integer("wall_ms");
   o.stats = v.flag("stats");
   return std::make_unique<PectSearchPolicy>(std::move(o), v.canonical(), mode);

@@ -52,7 +52,8 @@
 // (noConflictWithPlan, §6.2; jobs of other classes count as ending at the
 // slice end). Submissions in a plan slice are thus dynamically backfilled
 // (§6.3). Jobs of another class's plan are not backfilled into this slice
-// [a simplification of §6.5]. The group ends when all its jobs started, or
+// [a simplification of §6.5], unless plan_backfill: then they are, like any
+// waiting job of their class, and leave their plan. The group ends when all its jobs started, or
 // at a completion in its class's slice once its group-finish job has ended.
 //
 // Resync: pect's rebuild (policies/pect.hpp) and every group dropped (a plan
@@ -66,6 +67,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -175,6 +177,10 @@ struct PectSearchOptions {
   SearchOptions search;                          // share, lw_* and max_group set per class
   double delta = 0.05, min_util = 0.75;
   bool stop_on_dip = true;
+  // §6.5 read without its "additional check": a job of another class's plan
+  // is smart-backfilled into the slice like any waiting job of its class and
+  // leaves its plan. Off: plan jobs start only in their own class's slices.
+  bool plan_backfill = false;
   long long wall_ms = 0;  // live only
   bool stats = false;     // print the search statistics to stderr at the end
 };
@@ -194,6 +200,12 @@ class PectSearchPolicy final : public PectPolicy {
   const SearchStats& stats() const { return stats_; }
   long long groups(PectClass c) const { return groups_[static_cast<std::size_t>(c)]; }
   long long grouped_jobs() const { return grouped_jobs_; }
+  // The jobs ever placed in a group (simulation only: live, the set would
+  // grow for the daemon's lifetime), for measuring the search on the jobs it
+  // actually reorders.
+  const std::unordered_set<JobId>& grouped_job_ids() const { return grouped_ids_; }
+  // Plan jobs started in another class's slice (plan_backfill), each leaving its plan.
+  long long plan_backfills() const { return plan_backfills_; }
   std::string stats_line() const;
 
  private:
@@ -205,12 +217,17 @@ class PectSearchPolicy final : public PectPolicy {
   VProfile slice_profile(Time now) const;
   void try_group(PectClass c, const Waiting& waiting, Time now);
   void group_pass(const Waiting& waiting, Time now, std::vector<Decision>& out);
+  // Jobs started by this step's decisions leave every plan (plan_backfill),
+  // counted in plan_backfills_.
+  void leave_plans(const std::vector<Decision>& decisions);
 
   PectSearchOptions so_;
   RunMode mode_;
   std::array<std::optional<Plan>, 3> plans_;
   std::array<long long, 3> groups_{};
   long long grouped_jobs_ = 0;
+  std::unordered_set<JobId> grouped_ids_;
+  long long plan_backfills_ = 0;
   SearchStats stats_;
   bool stepped_ = false;  // instances made only for their name print nothing
 };

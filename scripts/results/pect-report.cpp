@@ -15,6 +15,7 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "policies/pect.hpp"
@@ -41,7 +42,9 @@ DESCRIPTION
     los-sim generate, or an SWF file) with exact run times as estimates (the
     thesis's assumption) and prints JSON: bounded slowdown (600 s bound),
     response and wait per runtime class x size class, utilization, switches
-    and pect-search's search counters. Every run passes the invariant
+    and pect-search's search counters; when a pect-search policy is among
+    them, every run also gets the same table over only the jobs that
+    pect-search placed in a group ("grouped"). Every run passes the invariant
     checker. The measuring program of scripts/results/pect-search.sh, which
     writes docs/results/pect-search.md; built, not installed.
 
@@ -77,6 +80,31 @@ struct Acc {
   }
 };
 
+// Bounded slowdown, response and wait per runtime class x size class (and
+// "all" of each) of the jobs of r, or of those in only when it is given.
+nlohmann::json class_table(const los::SimResult& r, double m, const std::unordered_set<los::JobId>* only) {
+  std::array<std::array<Acc, 4>, 4> acc{};  // [runtime class or all][size class or all]
+  const los::PectOptions classes;
+  for (const los::JobOutcome& o : r.jobs) {
+    if (only && !only->contains(o.job.id)) continue;
+    const double rt = static_cast<double>(o.end - o.job.submit);
+    const double run = static_cast<double>(o.executed);
+    const double b = std::max(rt / std::max(run, kBound), 1.0);
+    const std::size_t c = static_cast<std::size_t>(classes.classify(std::max<los::Time>(o.executed, 1)));
+    const std::size_t s = o.job.size < 0.1 * m ? 0 : (o.job.size > 0.5 * m ? 2 : 1);
+    for (std::size_t ci : {c, std::size_t{3}}) {
+      for (std::size_t si : {s, std::size_t{3}}) acc[ci][si].add(b, rt, rt - run);
+    }
+  }
+  const char* cn[] = {"short", "medium", "long", "all"};
+  const char* sn[] = {"narrow", "medium", "wide", "all"};
+  nlohmann::json t;
+  for (std::size_t c = 0; c < 4; ++c) {
+    for (std::size_t s = 0; s < 4; ++s) t[cn[c]][sn[s]] = acc[c][s].json();
+  }
+  return t;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -109,6 +137,11 @@ int main(int argc, char** argv) {
     nlohmann::json out = {
         {"workload", source}, {"units", w.units}, {"jobs", w.jobs.size()}, {"exact_estimates", exact}};
     nlohmann::json runs = nlohmann::json::array();
+    // Every run's per-job outcomes are kept until the end: the "grouped"
+    // table of each run covers the jobs a pect-search run of this invocation
+    // placed in a group, so pect and pect-search are compared on the same jobs.
+    std::vector<los::SimResult> results;
+    std::unordered_set<los::JobId> grouped;
     for (int a = first_arg + 1; a < argc; ++a) {
       los::PolicyPtr p = los::make_policy(argv[a], los::RunMode::Simulation);
       los::InvariantChecker checker;
@@ -120,37 +153,25 @@ int main(int argc, char** argv) {
         std::cerr << "pect-report: " << argv[a] << ": " << violations.front() << "\n";
         return 3;
       }
-      std::array<std::array<Acc, 4>, 4> acc{};  // [runtime class or all][size class or all]
       double work = 0;
       los::Time first = los::kTimeInfinity, last = 0;
-      const los::PectOptions classes;
       for (const los::JobOutcome& o : r.jobs) {
-        const double rt = static_cast<double>(o.end - o.job.submit);
-        const double run = static_cast<double>(o.executed);
-        const double b = std::max(rt / std::max(run, kBound), 1.0);
-        const std::size_t c = static_cast<std::size_t>(classes.classify(std::max<los::Time>(o.executed, 1)));
-        const std::size_t s = o.job.size < 0.1 * m ? 0 : (o.job.size > 0.5 * m ? 2 : 1);
-        for (std::size_t ci : {c, std::size_t{3}}) {
-          for (std::size_t si : {s, std::size_t{3}}) acc[ci][si].add(b, rt, rt - run);
-        }
-        work += run * o.job.size;
+        work += static_cast<double>(o.executed) * o.job.size;
         first = std::min(first, o.job.submit);
         last = std::max(last, o.end);
       }
       nlohmann::json run = {{"policy", r.policy},
                             {"utilization", work / (m * static_cast<double>(last - first))},
                             {"suspensions", r.suspensions},
-                            {"wall_s", wall}};
-      const char* cn[] = {"short", "medium", "long", "all"};
-      const char* sn[] = {"narrow", "medium", "wide", "all"};
-      for (std::size_t c = 0; c < 4; ++c) {
-        for (std::size_t s = 0; s < 4; ++s) run["classes"][cn[c]][sn[s]] = acc[c][s].json();
-      }
+                            {"wall_s", wall},
+                            {"classes", class_table(r, m, nullptr)}};
       if (const auto* ps = dynamic_cast<const los::PectSearchPolicy*>(p.get())) {
+        grouped.insert(ps->grouped_job_ids().begin(), ps->grouped_job_ids().end());
         const los::SearchStats& st = ps->stats();
         run["search"] = {{"groups_medium", ps->groups(los::PectClass::Medium)},
                          {"groups_long", ps->groups(los::PectClass::Long)},
                          {"grouped_jobs", ps->grouped_jobs()},
+                         {"plan_backfills", ps->plan_backfills()},
                          {"nodes", st.nodes},
                          {"pruned", st.pruned},
                          {"perms", st.perms},
@@ -164,6 +185,10 @@ int main(int argc, char** argv) {
         run["switches"] = pp->switches();
       }
       runs.push_back(std::move(run));
+      results.push_back(r);
+    }
+    if (!grouped.empty()) {
+      for (std::size_t k = 0; k < results.size(); ++k) runs[k]["grouped"] = class_table(results[k], m, &grouped);
     }
     out["runs"] = std::move(runs);
     std::cout << out.dump(1) << "\n";

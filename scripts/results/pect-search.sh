@@ -61,6 +61,7 @@ gap=(
   "larger groups (max 60 long / 40 medium)|||pect|pect-search:max_long=60:max_medium=40"
   "sub-groups of 6 (ambiguity #11)|||pect|pect-search:subgroup=6"
   "group finish off (min_util 0, delta 1; ambiguity #9)|||pect|pect-search:min_util=0:delta=1"
+  "plan jobs smart-backfilled into other slices (section 6.5 without its check)|||pect|pect-search:plan_backfill"
   "no switch cost (both)|||pect:switch=0|pect-search:switch=0"
   "no smart backfilling (both)|||pect:smart=false|pect-search:smart=false"
   "slices not ended when their class empties (both)|||pect:skip_empty=false|pect-search:skip_empty=false"

@@ -9,6 +9,7 @@
 
 #include "policies/pect_search.hpp"
 #include "policy/registry.hpp"
+#include "sim/invariants.hpp"
 #include "sim/simulator.hpp"
 #include "workload/models.hpp"
 
@@ -184,6 +185,28 @@ TEST(PectSearch, GroupsFormOnALublinWorkload) {
   EXPECT_TRUE(p->capabilities().wall_clock_budget);
   EXPECT_EQ(canonical_policy("pect-search:perms=10000:nodes=2000000"), "pect-search");
   EXPECT_THROW(make_policy("pect-search:subgroup=0"), SpecError);
+}
+
+// Jobs of a plan start in other classes' slices only with plan_backfill
+// (every such start leaves the plan and is counted); either way every job
+// runs once and the schedule is sound.
+TEST(PectSearch, PlanJobsAreSmartBackfilledOnlyWithPlanBackfill) {
+  const Workload w = generate_model(parse_model_spec("lublin:jobs=3000:nodes=128:seed=71")).workload;
+  for (const std::string spec : {"pect-search", "pect-search:plan_backfill"}) {
+    PolicyPtr p = make_policy(spec);
+    const auto* ps = dynamic_cast<const PectSearchPolicy*>(p.get());
+    ASSERT_NE(ps, nullptr);
+    InvariantChecker checker;
+    const SimResult r = simulate(w, *p, {}, &checker);
+    EXPECT_EQ(checker.check(r, true), std::vector<std::string>{}) << spec;
+    EXPECT_EQ(r.jobs.size(), w.jobs.size()) << spec;
+    EXPECT_GT(ps->grouped_jobs(), 0) << spec;
+    if (spec == "pect-search") {
+      EXPECT_EQ(ps->plan_backfills(), 0);
+    } else {
+      EXPECT_GT(ps->plan_backfills(), 0);
+    }
+  }
 }
 
 }  // namespace
