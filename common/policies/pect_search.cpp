@@ -523,16 +523,19 @@ void PectSearchPolicy::try_group(PectClass c, const Waiting& waiting, Time now) 
     }
   }
   Plan plan;
+  std::vector<double> predicted;
   for (std::size_t k = 0; k < r.order.size(); ++k) {
     const VJob& j = jobs[static_cast<std::size_t>(r.order[k])];
-    if (r.start[k] + j.runtime <= gft) plan.jobs.push_back(j);  // later ones go back to the queue
+    if (r.start[k] + j.runtime > gft) continue;  // later ones go back to the queue
+    plan.jobs.push_back(j);
+    predicted.push_back(estimated_bsld(j, r.start[k], now, o));
   }
   if (plan.jobs.empty()) return;
   plan.gft_job = gft_job;
   ++groups_[static_cast<std::size_t>(c)];
   grouped_jobs_ += static_cast<long long>(plan.jobs.size());
   if (mode_ == RunMode::Simulation) {
-    for (const VJob& j : plan.jobs) grouped_ids_.insert(j.id);
+    for (std::size_t k = 0; k < plan.jobs.size(); ++k) grouped_[plan.jobs[k].id] = predicted[k];
   }
   plans_[static_cast<std::size_t>(c)] = std::move(plan);
 }

@@ -67,7 +67,7 @@
 #include <functional>
 #include <optional>
 #include <string>
-#include <unordered_set>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -200,10 +200,11 @@ class PectSearchPolicy final : public PectPolicy {
   const SearchStats& stats() const { return stats_; }
   long long groups(PectClass c) const { return groups_[static_cast<std::size_t>(c)]; }
   long long grouped_jobs() const { return grouped_jobs_; }
-  // The jobs ever placed in a group (simulation only: live, the set would
-  // grow for the daemon's lifetime), for measuring the search on the jobs it
-  // actually reorders.
-  const std::unordered_set<JobId>& grouped_job_ids() const { return grouped_ids_; }
+  // The jobs ever placed in a group, each with the bounded slowdown the
+  // search estimated for it when its plan was made (simulation only: live,
+  // the map would grow for the daemon's lifetime), for measuring the search
+  // on the jobs it actually reorders.
+  const std::unordered_map<JobId, double>& grouped_estimates() const { return grouped_; }
   // Plan jobs started in another class's slice (plan_backfill), each leaving its plan.
   long long plan_backfills() const { return plan_backfills_; }
   std::string stats_line() const;
@@ -226,7 +227,7 @@ class PectSearchPolicy final : public PectPolicy {
   std::array<std::optional<Plan>, 3> plans_;
   std::array<long long, 3> groups_{};
   long long grouped_jobs_ = 0;
-  std::unordered_set<JobId> grouped_ids_;
+  std::unordered_map<JobId, double> grouped_;
   long long plan_backfills_ = 0;
   SearchStats stats_;
   bool stepped_ = false;  // instances made only for their name print nothing

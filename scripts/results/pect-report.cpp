@@ -166,7 +166,19 @@ int main(int argc, char** argv) {
                             {"wall_s", wall},
                             {"classes", class_table(r, m, nullptr)}};
       if (const auto* ps = dynamic_cast<const los::PectSearchPolicy*>(p.get())) {
-        grouped.insert(ps->grouped_job_ids().begin(), ps->grouped_job_ids().end());
+        // the search's own estimate of the grouped jobs' bounded slowdown
+        // (when their plan was made), per runtime class, beside what they got
+        std::array<Acc, 4> estimate{};
+        for (const los::JobOutcome& o : r.jobs) {
+          const auto it = ps->grouped_estimates().find(o.job.id);
+          if (it == ps->grouped_estimates().end()) continue;
+          grouped.insert(o.job.id);
+          const std::size_t c =
+              static_cast<std::size_t>(los::PectOptions{}.classify(std::max<los::Time>(o.executed, 1)));
+          for (std::size_t ci : {c, std::size_t{3}}) estimate[ci].add(it->second, 0, 0);
+        }
+        const char* cn[] = {"short", "medium", "long", "all"};
+        for (std::size_t c = 0; c < 4; ++c) run["grouped_estimate"][cn[c]] = estimate[c].json();
         const los::SearchStats& st = ps->stats();
         run["search"] = {{"groups_medium", ps->groups(los::PectClass::Medium)},
                          {"groups_long", ps->groups(los::PectClass::Long)},
