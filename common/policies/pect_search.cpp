@@ -550,7 +550,28 @@ void PectSearchPolicy::group_pass(const Waiting& waiting, Time now, std::vector<
   // Recalculation (§4.6): the plan's jobs re-placed in their order.
   VProfile p = slice_profile(now);
   std::vector<VJob> keep;
+  bool head_reserved = false;
   for (const VJob& j : plan.jobs) {
+    if (so_.plan_easy) {
+      // EASY over the plan's order: a plan job starts when it fits now
+      // without delaying the first one that cannot, which alone is reserved.
+      if (free_count_for(c) >= j.size && p.min_free(now, now + j.runtime) >= j.size) {
+        p.reserve(now, j.runtime, j.size);
+        Job job;
+        job.id = j.id;
+        job.submit = j.submit;
+        job.size = j.size;
+        job.estimate = j.runtime;
+        start(job, c, free_nodes_for(c, j.size), now, out);
+        continue;
+      }
+      keep.push_back(j);
+      if (!head_reserved) {
+        p.reserve(p.earliest(j.size, j.runtime, now), j.runtime, j.size);
+        head_reserved = true;
+      }
+      continue;
+    }
     const Time s = p.earliest(j.size, j.runtime, now);
     p.reserve(s, j.runtime, j.size);
     if (s == now && free_count_for(c) >= j.size) {
@@ -702,6 +723,8 @@ const ParamTable& pect_search_parameters() {
       Param::number("min_util", kSearchDefaults.min_util, 0, 1, "group finish: minimum utilization"),
       Param::flag("plan_backfill", kSearchDefaults.plan_backfill,
                   "smart-backfill other classes' plan jobs into a slice (section 6.5 without its extra check)"),
+      Param::flag("plan_easy", kSearchDefaults.plan_easy,
+                  "execute a plan's order with EASY (only its first waiting job reserved), not every job pinned"),
       Param::integer("wall_ms", 200, 0, 100000000, "live only: wall-clock cap per group optimization, ms (0: none)"),
       Param::flag("stats", kSearchDefaults.stats, "print the search statistics to stderr at the end"),
   });
@@ -726,6 +749,7 @@ PolicyPtr make_pect_search(const ParamValues& v, RunMode mode) {
   o.delta = v.number("delta");
   o.min_util = v.number("min_util");
   o.plan_backfill = v.flag("plan_backfill");
+  o.plan_easy = v.flag("plan_easy");
   o.wall_ms = v.integer("wall_ms");
   o.stats = v.flag("stats");
   return std::make_unique<PectSearchPolicy>(std::move(o), v.canonical(), mode);

@@ -181,6 +181,11 @@ struct PectSearchOptions {
   // is smart-backfilled into the slice like any waiting job of its class and
   // leaves its plan. Off: plan jobs start only in their own class's slices.
   bool plan_backfill = false;
+  // A plan's order executed with EASY: its jobs start in order while they
+  // fit, later ones backfill without delaying the first that cannot start,
+  // which alone keeps a reservation. Off: every plan job keeps its
+  // earliest-fit place in plan order (the thesis's recalculation, §4.6).
+  bool plan_easy = false;
   long long wall_ms = 0;  // live only
   bool stats = false;     // print the search statistics to stderr at the end
 };

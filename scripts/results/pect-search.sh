@@ -62,6 +62,8 @@ gap=(
   "sub-groups of 6 (ambiguity #11)|||pect|pect-search:subgroup=6"
   "group finish off (min_util 0, delta 1; ambiguity #9)|||pect|pect-search:min_util=0:delta=1"
   "plan jobs smart-backfilled into other slices (section 6.5 without its check)|||pect|pect-search:plan_backfill"
+  "plans executed with EASY (only the first waiting plan job reserved)|||pect|pect-search:plan_easy"
+  "plans executed with EASY, plan jobs smart-backfilled|||pect|pect-search:plan_easy:plan_backfill"
   "no switch cost (both)|||pect:switch=0|pect-search:switch=0"
   "no smart backfilling (both)|||pect:smart=false|pect-search:smart=false"
   "slices not ended when their class empties (both)|||pect:skip_empty=false|pect-search:skip_empty=false"

@@ -209,5 +209,23 @@ TEST(PectSearch, PlanJobsAreSmartBackfilledOnlyWithPlanBackfill) {
   }
 }
 
+// plan_easy executes plans with EASY: a sound schedule, and a different one
+// (plan jobs start earlier than their pinned places allow).
+TEST(PectSearch, PlanEasyIsSoundAndChangesTheSchedule) {
+  const Workload w = generate_model(parse_model_spec("lublin:jobs=3000:nodes=128:seed=71")).workload;
+  std::vector<Time> starts[2];
+  int k = 0;
+  for (const std::string spec : {"pect-search", "pect-search:plan_easy"}) {
+    PolicyPtr p = make_policy(spec);
+    InvariantChecker checker;
+    const SimResult r = simulate(w, *p, {}, &checker);
+    EXPECT_EQ(checker.check(r, true), std::vector<std::string>{}) << spec;
+    ASSERT_EQ(r.jobs.size(), w.jobs.size()) << spec;
+    for (const JobOutcome& o : r.jobs) starts[k].push_back(o.start);
+    ++k;
+  }
+  EXPECT_NE(starts[0], starts[1]);
+}
+
 }  // namespace
 }  // namespace los
