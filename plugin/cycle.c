@@ -28,6 +28,38 @@ void los_cycle_free(struct los_cycle* cy) {
   free(cy->refused);
   cy->refused = NULL;
   cy->refused_count = cy->refused_cap = 0;
+  free(cy->migrated);
+  cy->migrated = NULL;
+  cy->migrated_count = cy->migrated_cap = 0;
+}
+
+const struct los_migration* los_cycle_migration(const struct los_cycle* cy, uint32_t job) {
+  for (uint32_t i = 0; cy && i < cy->migrated_count; ++i)
+    if (cy->migrated[i].job == job) return &cy->migrated[i];
+  return NULL;
+}
+
+int los_cycle_migrated(struct los_cycle* cy, uint32_t job, time_t now) {
+  los_cycle_migration_done(cy, job);
+  if (cy->migrated_count == cy->migrated_cap) {
+    uint32_t cap = cy->migrated_cap ? cy->migrated_cap * 2 : 8;
+    struct los_migration* p = realloc(cy->migrated, cap * sizeof *p);
+    if (!p) return -1;
+    cy->migrated = p;
+    cy->migrated_cap = cap;
+  }
+  cy->migrated[cy->migrated_count].job = job;
+  cy->migrated[cy->migrated_count].requeued_at = now;
+  ++cy->migrated_count;
+  return 0;
+}
+
+void los_cycle_migration_done(struct los_cycle* cy, uint32_t job) {
+  for (uint32_t i = 0; i < cy->migrated_count; ++i)
+    if (cy->migrated[i].job == job) {
+      cy->migrated[i] = cy->migrated[--cy->migrated_count];
+      return;
+    }
 }
 
 static struct los_refusal* find_refusal(struct los_cycle* cy, uint32_t job) {
