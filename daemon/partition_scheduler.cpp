@@ -1,10 +1,9 @@
 #include "partition_scheduler.hpp"
 
-#include <algorithm>
-#include <stdexcept>
 #include <unordered_set>
 
 #include "model/snapshot_diff.hpp"
+#include "policy/live_decisions.hpp"
 #include "policy/registry.hpp"
 
 namespace los::daemon {
@@ -14,7 +13,6 @@ PartitionScheduler::PartitionScheduler(std::string name, const std::string& poli
 
 void PartitionScheduler::set_policy(const std::string& policy_spec) {
   policy_ = make_policy(policy_spec, RunMode::Live);
-  requeued_.clear();
   need_resync_ = true;
   fresh_policy_ = true;
   first_promise_.clear();
@@ -93,38 +91,15 @@ PartitionScheduler::Outcome PartitionScheduler::step(Snapshot snapshot, bool res
   }
   started_last_.clear();
 
-  // Migrations: a Resume onto other nodes than the job holds.
-  for (auto it = requeued_.begin(); it != requeued_.end();) {
-    it = running.count(*it) ? std::next(it) : requeued_.erase(it);  // left the running jobs: done
-  }
-  std::unordered_set<JobId> migrating;
-  for (const Decision& d : result.decisions) {
-    if (d.kind != Decision::Kind::Resume || d.nodes.empty() || requeued_.count(d.job)) continue;
-    const auto it = running.find(d.job);
-    if (it == running.end()) continue;
-    std::vector<int> to = d.nodes;
-    std::vector<int> from = it->second->nodes;
-    std::sort(to.begin(), to.end());
-    std::sort(from.begin(), from.end());
-    if (to == from) continue;
-    if (!it->second->job.migratable) {
-      throw std::logic_error("policy " + policy_->name() + " migrates job " + std::to_string(d.job) +
-                             ", which did not opt in to migration");
-    }
-    migrating.insert(d.job);
-  }
-
-  out.decisions.reserve(result.decisions.size());
-  for (const Decision& d : result.decisions) {
-    const bool moving = migrating.count(d.job) != 0;
-    if (requeued_.count(d.job) && d.kind != Decision::Kind::Start) continue;  // in flight
-    if (moving && d.kind == Decision::Kind::Suspend) continue;                // the requeue stops it
+  // Migrations become requeues (docs/gang-live.md).
+  const std::vector<Decision> live = live_decisions(snapshot, result.decisions, policy_->name());
+  out.decisions.reserve(live.size());
+  for (const Decision& d : live) {
     protocol::WireDecision w;
-    w.kind = moving && d.kind == Decision::Kind::Resume ? Decision::Kind::Requeue : d.kind;
-    if (w.kind == Decision::Kind::Requeue && moving) requeued_.insert(d.job);
+    w.kind = d.kind;
     w.partition = name_;
     w.job = d.job;
-    switch (w.kind) {
+    switch (d.kind) {
       case Decision::Kind::Start:
         w.expected_state = LOS_JOB_PENDING;
         started_last_.push_back(d.job);

@@ -6,14 +6,8 @@
 // snapshot sequence. A start decision without nodes gets the first idle nodes
 // (in the snapshot's node order) not yet held or given away.
 //
-// Migration (docs/gang-live.md): a Resume that places a started job on other
-// nodes than it holds is sent as a Requeue of that job (and the Suspend of it
-// the same step is dropped): Slurm stops it (SIGTERM, SIGKILL KillWait
-// seconds later) and puts it back in the queue, and the policy, which kept it
-// on its new columns, starts it there with its row's slice. Until it has left
-// the running jobs (Slurm completes it) no other decision about it is sent.
-// Only a job that opted in (Job::migratable) is requeued: a policy that
-// moves another one is an error.
+// Decisions go out as common/policy/live_decisions.hpp says: a migration
+// becomes a requeue (docs/gang-live.md).
 //
 // After a daemon restart, a policy switch, a plugin resync or a gap in the
 // snapshot sequence the events are not known: the step is marked `resync`
@@ -26,7 +20,6 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
-#include <unordered_set>
 #include <vector>
 
 #include "model/snapshot.hpp"
@@ -72,8 +65,6 @@ class PartitionScheduler {
   bool need_resync_ = true;
   bool fresh_policy_ = true;  // this policy instance has not stepped yet
   std::unordered_map<JobId, Time> first_promise_;
-  // Jobs requeued for migration that the snapshot still shows running.
-  std::unordered_set<JobId> requeued_;
   std::chrono::nanoseconds last_step_time_{0};
 };
 

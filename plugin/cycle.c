@@ -39,7 +39,7 @@ const struct los_migration* los_cycle_migration(const struct los_cycle* cy, uint
   return NULL;
 }
 
-int los_cycle_migrated(struct los_cycle* cy, uint32_t job, time_t now) {
+int los_cycle_migrated(struct los_cycle* cy, uint32_t job, int requeued, time_t at) {
   los_cycle_migration_done(cy, job);
   if (cy->migrated_count == cy->migrated_cap) {
     uint32_t cap = cy->migrated_cap ? cy->migrated_cap * 2 : 8;
@@ -49,7 +49,8 @@ int los_cycle_migrated(struct los_cycle* cy, uint32_t job, time_t now) {
     cy->migrated_cap = cap;
   }
   cy->migrated[cy->migrated_count].job = job;
-  cy->migrated[cy->migrated_count].requeued_at = now;
+  cy->migrated[cy->migrated_count].requeued = requeued ? 1 : 0;
+  cy->migrated[cy->migrated_count].at = at;
   ++cy->migrated_count;
   return 0;
 }
@@ -167,13 +168,18 @@ static const char* decision_name(uint8_t kind) {
 }
 
 /* Applies d if it still holds; call between ops->lock and ops->unlock. */
-static void apply_one(const struct los_cycle_ops* ops, const struct los_decision* d, struct los_outcome* out) {
+static void apply_one(const struct los_cycle* cy, const struct los_cycle_ops* ops, const struct los_decision* d,
+                      struct los_outcome* out) {
   out->reason[0] = '\0';
   out->report = 0;
   if (LOS_SLURM_JOB_ID(d->job) == 0) {
     refuse(out, LOS_REPORT_STALE_DECISION, "job id %" PRIu64 " is not a Slurm job id", d->job);
     return;
   }
+  /* A job requeued for migration is in flight until it starts again: losd
+   * repeats the migration (or suspends it) while Slurm completes it; nothing
+   * to do (docs/gang-live.md). */
+  if (d->kind != LOS_DECIDE_START && los_cycle_migration(cy, LOS_SLURM_JOB_ID(d->job))) return;
   struct los_job_view job;
   memset(&job, 0, sizeof job);
   if (ops->find_job(ops->ctx, d->job, &job)) {
@@ -358,7 +364,7 @@ void los_cycle_run(struct los_cycle* cy, const struct los_options* o, const stru
       if (shutting_down)
         refuse(&outcomes[i], 0, "the scheduler is shutting down");
       else
-        apply_one(ops, &dec.items[i], &outcomes[i]);
+        apply_one(cy, ops, &dec.items[i], &outcomes[i]);
       if (outcomes[i].reason[0])
         ++skipped;
       else if (dec.items[i].kind == LOS_DECIDE_START)

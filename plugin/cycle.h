@@ -98,8 +98,13 @@ struct los_refusal {
  * runs again: Slurm delays a requeued job's start by the credential lifetime
  * (batch_requeue_fini() sets its begin time), which the plugin skips for it. */
 struct los_migration {
-  uint32_t job;       /* Slurm job id */
-  time_t requeued_at; /* the launch credentials of that second are revoked: restart later */
+  uint32_t job; /* Slurm job id */
+  /* 0: a suspended job resumed so that it can checkpoint: requeue it at
+   * `at` (slurmd kills a suspended job at once, without SIGTERM);
+   * 1: requeued at `at` (the launch credentials of that second are revoked:
+   * restart later) */
+  uint8_t requeued;
+  time_t at;
 };
 
 /* State kept from one cycle to the next; owned by the scheduling thread. */
@@ -122,8 +127,9 @@ struct los_cycle {
 
 /* The migration of job (a Slurm job id) in progress, or NULL. */
 const struct los_migration* los_cycle_migration(const struct los_cycle* cy, uint32_t job);
-/* Records that job was requeued for migration at now; -1 out of memory. */
-int los_cycle_migrated(struct los_cycle* cy, uint32_t job, time_t now);
+/* Records job's migration: requeued at `at` (requeued 1), or to be requeued
+ * at `at` (0); -1 out of memory. */
+int los_cycle_migrated(struct los_cycle* cy, uint32_t job, int requeued, time_t at);
 /* Forgets job's migration (it runs again, or is gone). */
 void los_cycle_migration_done(struct los_cycle* cy, uint32_t job);
 

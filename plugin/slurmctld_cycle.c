@@ -502,10 +502,10 @@ static void start_job(void* ctx, const struct los_job_view* view, const struct l
    * batch_requeue_fini()) no longer holds it. */
   const struct los_migration* mig = los_cycle_migration(cy, job->job_id);
   if (mig) {
-    if (now <= mig->requeued_at + 1) {
+    if (!mig->requeued || now <= mig->at + 1) {
       snprintf(out->reason, sizeof out->reason,
                "requeued for migration at %ld: Slurm revokes the launch credentials of that second; next cycle",
-               (long)mig->requeued_at);
+               (long)mig->at);
       out->report = LOS_REPORT_STALE_DECISION;
       job->part_ptr = own_part;
       return;
@@ -674,10 +674,41 @@ static void resume_job(void* ctx, const struct los_job_view* view, struct los_ou
   suspend_or_resume(view, 1, out);
 }
 
+/* Seconds a suspended job executes again before its requeue, to catch
+ * SIGTERM: slurmd kills a suspended job at once (_rpc_terminate_job(): "we
+ * don't bother with a nice termination"), and a resume waits for a suspend
+ * still under way on the node (slurmstepd sends SIGTSTP, then SIGSTOP 2 s
+ * later, under the job's suspend lock): a job suspended a moment before its
+ * migration executes again up to ~2 s after the plugin's resume. */
+#define LOS_MIGRATE_RESUME_S 3
+
+/* Requeues a job for migration now; 0 on success (else out is filled). */
+static int requeue_now(struct los_cycle* cy, job_record_t* job, struct los_outcome* out) {
+  const time_t now = time(NULL);
+  int rc = job_requeue(0, job->job_id, NULL, false, 0);
+  if (rc != SLURM_SUCCESS) {
+    if (out) {
+      snprintf(out->reason, sizeof out->reason, "Slurm refused the requeue: %s", slurm_strerror(rc));
+      out->report = LOS_REPORT_START_FAILED;
+    } else {
+      error("sched/los: Slurm refused the requeue of JobId=%u for migration: %s", job->job_id, slurm_strerror(rc));
+    }
+    los_cycle_migration_done(cy, job->job_id);
+    return -1;
+  }
+  if (los_cycle_migrated(cy, job->job_id, 1, now))
+    error("sched/los: out of memory recording the migration of JobId=%u: it waits for Slurm's requeue delay",
+          job->job_id);
+  info("sched/los: requeued JobId=%u for migration", job->job_id);
+  return 0;
+}
+
 /* A migration (docs/gang-live.md): only a job that opted in. Slurm's requeue
- * continues a suspended job, sends SIGTERM and SIGKILL KillWait seconds
- * later (the job checkpoints on SIGTERM), and puts it back in the queue;
- * losd starts it again on the nodes it chose. */
+ * sends an executing job SIGTERM and SIGKILL KillWait seconds later (the job
+ * checkpoints on SIGTERM) and puts it back in the queue; losd starts it again
+ * on the nodes it chose. A suspended job is resumed first, on its own nodes
+ * (beside the job executing there, for LOS_MIGRATE_RESUME_S), and requeued at
+ * a later cycle (requeue_due()). */
 static void requeue_job(void* ctx, const struct los_job_view* view, struct los_outcome* out) {
   struct los_cycle* cy = ctx;
   job_record_t* job = view->handle;
@@ -688,17 +719,51 @@ static void requeue_job(void* ctx, const struct los_job_view* view, struct los_o
     out->report = LOS_REPORT_STALE_DECISION;
     return;
   }
-  const time_t now = time(NULL);
-  int rc = job_requeue(0, job->job_id, NULL, false, 0);
+  if (!IS_JOB_SUSPENDED(job)) {
+    requeue_now(cy, job, out);
+    return;
+  }
+  suspend_msg_t msg;
+  char id[32];
+  memset(&msg, 0, sizeof msg);
+  snprintf(id, sizeof id, "%u", job->job_id);
+  msg.op = RESUME_JOB;
+  msg.job_id = job->job_id;
+  msg.job_id_str = id;
+  int rc = job_suspend2(&msg, 0, -1, false, SLURM_PROTOCOL_VERSION);
   if (rc != SLURM_SUCCESS) {
-    snprintf(out->reason, sizeof out->reason, "Slurm refused the requeue: %s", slurm_strerror(rc));
+    snprintf(out->reason, sizeof out->reason, "Slurm refused the resume before the migration: %s", slurm_strerror(rc));
     out->report = LOS_REPORT_START_FAILED;
     return;
   }
-  if (los_cycle_migrated(cy, job->job_id, now))
-    error("sched/los: out of memory recording the migration of JobId=%u: it waits for Slurm's requeue delay",
-          job->job_id);
-  info("sched/los: requeued JobId=%u for migration", job->job_id);
+  if (los_cycle_migrated(cy, job->job_id, 0, time(NULL) + LOS_MIGRATE_RESUME_S)) {
+    error("sched/los: out of memory recording the migration of JobId=%u: requeued at once", job->job_id);
+    requeue_now(cy, job, out);
+    return;
+  }
+  info("sched/los: resumed JobId=%u to checkpoint before its migration", job->job_id);
+}
+
+/* Requeues the jobs resumed for a migration whose time has come. Takes the
+ * write locks only when one is due. */
+static void requeue_due(struct los_cycle* cy) {
+  const time_t now = time(NULL);
+  int due = 0;
+  for (uint32_t i = 0; i < cy->migrated_count; ++i) due |= !cy->migrated[i].requeued && cy->migrated[i].at <= now;
+  if (!due) return;
+  lock_for_apply(NULL);
+  for (uint32_t i = cy->migrated_count; i-- > 0;) {
+    const struct los_migration m = cy->migrated[i];
+    if (m.requeued || m.at > now) continue;
+    job_record_t* job = find_job_record(m.job);
+    if (!job || !IS_JOB_RUNNING(job) || !job_migratable(job)) {
+      los_cycle_migration_done(cy, m.job); /* ended, suspended or changed meanwhile: no migration */
+      continue;
+    }
+    requeue_now(cy, job, NULL);
+  }
+  last_job_update = time(NULL);
+  unlock_after_apply(NULL);
 }
 
 /* ---- predicted starts and reasons, as sched/backfill sets them ---------- */
@@ -869,7 +934,7 @@ static void forget_migrations(struct los_cycle* cy) {
     const struct los_migration m = cy->migrated[i];
     const job_record_t* job = find_job_record(m.job);
     if (!job || IS_JOB_FINISHED(job) ||
-        ((IS_JOB_RUNNING(job) || IS_JOB_SUSPENDED(job)) && job->start_time > m.requeued_at))
+        (m.requeued && (IS_JOB_RUNNING(job) || IS_JOB_SUSPENDED(job)) && job->start_time > m.at))
       los_cycle_migration_done(cy, m.job);
   }
 }
@@ -921,9 +986,11 @@ void los_slurmctld_cycle(struct los_cycle* cy, const struct los_options* o) {
   struct los_cycle_ops ops = slurmctld_ops;
   ops.ctx = cy; /* the migrations in progress */
   los_cycle_run(cy, o, &in, &ops);
-  /* a job requeued for migration may start two seconds after its requeue */
+  requeue_due(cy);
+  /* a job resumed for migration is requeued at its time; a requeued one may
+   * start two seconds after its requeue */
   for (uint32_t i = 0; i < cy->migrated_count; ++i) {
-    const time_t at = cy->migrated[i].requeued_at + 2;
+    const time_t at = cy->migrated[i].at + (cy->migrated[i].requeued ? 2 : 0);
     if (at > (time_t)snap.now && (!cy->wakeup || at < cy->wakeup)) cy->wakeup = at;
   }
   /* A job a refusal left out of this snapshot re-enters the queue when its
