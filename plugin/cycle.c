@@ -392,6 +392,9 @@ void los_cycle_run(struct los_cycle* cy, const struct los_options* o, const stru
              outcomes[i].reason);
     if (outcomes[i].report && i < losd_count)
       los_conn_report(&cy->conn, o, outcomes[i].report, dec.items[i].partition, dec.items[i].job, outcomes[i].reason);
+    /* a migration not made: losd's policy has the job on its new nodes, so
+     * the next snapshot makes it rebuild from where the job really is */
+    if (i < losd_count && dec.items[i].kind == LOS_DECIDE_REQUEUE) cy->conn.need_resync = 1;
   }
   free(outcomes);
   /* predicted starts and reasons: losd's forecast, or the fallback's
