@@ -692,6 +692,7 @@ static int requeue_now(struct los_cycle* cy, job_record_t* job, struct los_outco
       out->report = LOS_REPORT_START_FAILED;
     } else {
       error("sched/los: Slurm refused the requeue of JobId=%u for migration: %s", job->job_id, slurm_strerror(rc));
+      cy->conn.need_resync = 1; /* losd's policy has it on its new nodes (cycle.c does this for losd's decisions) */
     }
     los_cycle_migration_done(cy, job->job_id);
     return -1;
@@ -758,6 +759,7 @@ static void requeue_due(struct los_cycle* cy) {
     job_record_t* job = find_job_record(m.job);
     if (!job || !IS_JOB_RUNNING(job) || !job_migratable(job)) {
       los_cycle_migration_done(cy, m.job); /* ended, suspended or changed meanwhile: no migration */
+      cy->conn.need_resync = 1;
       continue;
     }
     requeue_now(cy, job, NULL);
