@@ -3,6 +3,7 @@
 #include <unordered_set>
 
 #include "model/snapshot_diff.hpp"
+#include "policy/live_decisions.hpp"
 #include "policy/registry.hpp"
 
 namespace los::daemon {
@@ -89,8 +90,11 @@ PartitionScheduler::Outcome PartitionScheduler::step(Snapshot snapshot, bool res
     for (int n : r.nodes) taken[n] = 1;
   }
   started_last_.clear();
-  out.decisions.reserve(result.decisions.size());
-  for (const Decision& d : result.decisions) {
+
+  // Migrations become requeues (docs/gang-live.md).
+  const std::vector<Decision> live = live_decisions(snapshot, result.decisions, policy_->name());
+  out.decisions.reserve(live.size());
+  for (const Decision& d : live) {
     protocol::WireDecision w;
     w.kind = d.kind;
     w.partition = name_;
@@ -113,6 +117,7 @@ PartitionScheduler::Outcome PartitionScheduler::step(Snapshot snapshot, bool res
         break;
       }
     }
+    // a requeue's nodes: where the policy will start the job again (for logs)
     w.nodes = place(snapshot, d, taken);
     out.decisions.push_back(std::move(w));
   }

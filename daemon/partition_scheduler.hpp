@@ -6,6 +6,9 @@
 // snapshot sequence. A start decision without nodes gets the first idle nodes
 // (in the snapshot's node order) not yet held or given away.
 //
+// Decisions go out as common/policy/live_decisions.hpp says: a migration
+// becomes a requeue (docs/gang-live.md).
+//
 // After a daemon restart, a policy switch, a plugin resync or a gap in the
 // snapshot sequence the events are not known: the step is marked `resync`
 // and a stateful policy rebuilds from the snapshot alone. The exception: a

@@ -121,7 +121,7 @@ int los_encode_snapshot(struct los_buf* out, uint32_t request_id, const struct l
       fi64(&f, j->start);
       fi64(&f, j->limit);
       fu32(&f, j->size);
-      fu8(&f, j->suspended);
+      fu8(&f, (uint8_t)((j->suspended ? LOS_RUNNING_SUSPENDED : 0) | (j->migratable ? LOS_RUNNING_MIGRATABLE : 0)));
       fu32(&f, j->node_count);
       for (uint32_t k = 0; k < j->node_count; ++k) fu32(&f, j->nodes[k]);
     }

@@ -28,6 +28,39 @@ void los_cycle_free(struct los_cycle* cy) {
   free(cy->refused);
   cy->refused = NULL;
   cy->refused_count = cy->refused_cap = 0;
+  free(cy->migrated);
+  cy->migrated = NULL;
+  cy->migrated_count = cy->migrated_cap = 0;
+}
+
+const struct los_migration* los_cycle_migration(const struct los_cycle* cy, uint32_t job) {
+  for (uint32_t i = 0; cy && i < cy->migrated_count; ++i)
+    if (cy->migrated[i].job == job) return &cy->migrated[i];
+  return NULL;
+}
+
+int los_cycle_migrated(struct los_cycle* cy, uint32_t job, int requeued, time_t at) {
+  los_cycle_migration_done(cy, job);
+  if (cy->migrated_count == cy->migrated_cap) {
+    uint32_t cap = cy->migrated_cap ? cy->migrated_cap * 2 : 8;
+    struct los_migration* p = realloc(cy->migrated, cap * sizeof *p);
+    if (!p) return -1;
+    cy->migrated = p;
+    cy->migrated_cap = cap;
+  }
+  cy->migrated[cy->migrated_count].job = job;
+  cy->migrated[cy->migrated_count].requeued = requeued ? 1 : 0;
+  cy->migrated[cy->migrated_count].at = at;
+  ++cy->migrated_count;
+  return 0;
+}
+
+void los_cycle_migration_done(struct los_cycle* cy, uint32_t job) {
+  for (uint32_t i = 0; i < cy->migrated_count; ++i)
+    if (cy->migrated[i].job == job) {
+      cy->migrated[i] = cy->migrated[--cy->migrated_count];
+      return;
+    }
 }
 
 static struct los_refusal* find_refusal(struct los_cycle* cy, uint32_t job) {
@@ -135,13 +168,18 @@ static const char* decision_name(uint8_t kind) {
 }
 
 /* Applies d if it still holds; call between ops->lock and ops->unlock. */
-static void apply_one(const struct los_cycle_ops* ops, const struct los_decision* d, struct los_outcome* out) {
+static void apply_one(const struct los_cycle* cy, const struct los_cycle_ops* ops, const struct los_decision* d,
+                      struct los_outcome* out) {
   out->reason[0] = '\0';
   out->report = 0;
   if (LOS_SLURM_JOB_ID(d->job) == 0) {
     refuse(out, LOS_REPORT_STALE_DECISION, "job id %" PRIu64 " is not a Slurm job id", d->job);
     return;
   }
+  /* A job requeued for migration is in flight until it starts again: losd
+   * repeats the migration (or suspends it) while Slurm completes it; nothing
+   * to do (docs/gang-live.md). */
+  if (d->kind != LOS_DECIDE_START && los_cycle_migration(cy, LOS_SLURM_JOB_ID(d->job))) return;
   struct los_job_view job;
   memset(&job, 0, sizeof job);
   if (ops->find_job(ops->ctx, d->job, &job)) {
@@ -326,7 +364,7 @@ void los_cycle_run(struct los_cycle* cy, const struct los_options* o, const stru
       if (shutting_down)
         refuse(&outcomes[i], 0, "the scheduler is shutting down");
       else
-        apply_one(ops, &dec.items[i], &outcomes[i]);
+        apply_one(cy, ops, &dec.items[i], &outcomes[i]);
       if (outcomes[i].reason[0])
         ++skipped;
       else if (dec.items[i].kind == LOS_DECIDE_START)
@@ -354,6 +392,9 @@ void los_cycle_run(struct los_cycle* cy, const struct los_options* o, const stru
              outcomes[i].reason);
     if (outcomes[i].report && i < losd_count)
       los_conn_report(&cy->conn, o, outcomes[i].report, dec.items[i].partition, dec.items[i].job, outcomes[i].reason);
+    /* a migration not made: losd's policy has the job on its new nodes, so
+     * the next snapshot makes it rebuild from where the job really is */
+    if (i < losd_count && dec.items[i].kind == LOS_DECIDE_REQUEUE) cy->conn.need_resync = 1;
   }
   free(outcomes);
   /* predicted starts and reasons: losd's forecast, or the fallback's

@@ -94,6 +94,19 @@ struct los_refusal {
   int delay_s; /* the current back-off; doubles at each refusal up to 16 x los_retry_s */
 };
 
+/* A job the plugin requeued for a migration (docs/gang-live.md), until it
+ * runs again: Slurm delays a requeued job's start by the credential lifetime
+ * (batch_requeue_fini() sets its begin time), which the plugin skips for it. */
+struct los_migration {
+  uint32_t job; /* Slurm job id */
+  /* 0: a suspended job resumed so that it can checkpoint: requeue it at
+   * `at` (slurmd kills a suspended job at once, without SIGTERM);
+   * 1: requeued at `at` (the launch credentials of that second are revoked:
+   * restart later) */
+  uint8_t requeued;
+  time_t at;
+};
+
 /* State kept from one cycle to the next; owned by the scheduling thread. */
 struct los_cycle {
   struct los_conn conn;
@@ -107,8 +120,18 @@ struct los_cycle {
   struct los_conn query;         /* to losd's query socket, for the predicted starts */
   struct los_refusal* refused;   /* jobs Slurm refused to start, backing off */
   uint32_t refused_count, refused_cap;
-  uint32_t fallback_only_logged; /* partitions the fallback alone schedules, as last logged */
+  uint32_t fallback_only_logged;  /* partitions the fallback alone schedules, as last logged */
+  struct los_migration* migrated; /* jobs requeued for migration, not started again yet */
+  uint32_t migrated_count, migrated_cap;
 };
+
+/* The migration of job (a Slurm job id) in progress, or NULL. */
+const struct los_migration* los_cycle_migration(const struct los_cycle* cy, uint32_t job);
+/* Records job's migration: requeued at `at` (requeued 1), or to be requeued
+ * at `at` (0); -1 out of memory. */
+int los_cycle_migrated(struct los_cycle* cy, uint32_t job, int requeued, time_t at);
+/* Forgets job's migration (it runs again, or is gone). */
+void los_cycle_migration_done(struct los_cycle* cy, uint32_t job);
 
 /* Drops from snap's queues the jobs backing off after a refusal (time now). */
 void los_cycle_withhold_refused(struct los_cycle* cy, struct los_snapshot* snap, time_t now);

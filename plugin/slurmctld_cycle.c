@@ -112,13 +112,26 @@ static int node_in_view(const node_record_t* node, const slurmctld_resv_t* resv,
   return !reserved || !bit_test(reserved, node->index);
 }
 
+/* The marker in a job's --comment that opts it in to migration, with
+ * --requeue (docs/gang-live.md). */
+#define LOS_MIGRATABLE_MARK "los:migratable"
+
+/* Whether the job opted in to migration: a batch job Slurm may requeue
+ * (--requeue, or JobRequeue=1 without --no-requeue) whose comment holds
+ * LOS_MIGRATABLE_MARK. LOS requeues no other job. */
+static int job_migratable(const job_record_t* job) {
+  return job->batch_flag && job->details && job->details->requeue && job->comment &&
+         strstr(job->comment, LOS_MIGRATABLE_MARK) != NULL;
+}
+
 /* A pending job losd may start now: not held, not waiting on a begin time or
  * dependency, not a heterogeneous job; for a job array's meta record see
- * is_array_meta(). */
-static int job_eligible(const job_record_t* job, time_t now) {
+ * is_array_meta(). A job the plugin requeued for migration (cy) does not
+ * wait for the begin time Slurm set at its requeue (start_job() clears it). */
+static int job_eligible(const job_record_t* job, time_t now, const struct los_cycle* cy) {
   if (!IS_JOB_PENDING(job) || IS_JOB_COMPLETING(job) || !job->details || !job->part_ptr) return 0;
   if (job->priority == 0) return 0; /* held */
-  if (job->details->begin_time && job->details->begin_time > now) return 0;
+  if (job->details->begin_time && job->details->begin_time > now && !los_cycle_migration(cy, job->job_id)) return 0;
   if (job->details->depend_list && list_count(job->details->depend_list) > 0) return 0;
   if (job->het_job_id) return 0; /* heterogeneous jobs: not scheduled by sched/los (docs/plugin.md) */
   if (job->resv_name && !resv_active(job->resv_ptr, now)) return 0; /* its reservation has not begun */
@@ -273,7 +286,7 @@ static int is_reservation_block(uint64_t id) { return LOS_SLURM_JOB_ID(id) == 0;
  * partition they are reported drained, so losd plans no other job on them
  * while the reservation lasts. local: scratch of node_record_count ints. */
 static int add_view(struct los_snapshot* s, part_record_t* part, slurmctld_resv_t* resv, bitstr_t* reserved, time_t now,
-                    int* local) {
+                    int* local, const struct los_cycle* cy) {
   char name[512];
   if (resv)
     snprintf(name, sizeof name, "%s%c%s", part->name, LOS_RESV_SEP, resv->name);
@@ -327,11 +340,12 @@ static int add_view(struct los_snapshot* s, part_record_t* part, slurmctld_resv_
       r->limit = limit_seconds(job, job->part_ptr ? job->part_ptr : part);
       r->size = count;
       r->suspended = IS_JOB_SUSPENDED(job) ? 1 : 0;
+      r->migratable = job_migratable(job) ? 1 : 0;
       uint32_t k = 0;
       for (int i = 0; i < node_record_count && k < count; ++i)
         if (LOS_COUNTED(i)) r->nodes[k++] = (uint32_t)local[i];
 #undef LOS_COUNTED
-    } else if (job_eligible(job, now) && is_array_meta(job)) {
+    } else if (job_eligible(job, now, cy) && is_array_meta(job)) {
       /* every pending task the throttle lets start, lowest task id first */
       const uint32_t allowed = array_tasks_allowed(job);
       bitstr_t* tasks = job->array_recs->task_id_bitmap;
@@ -344,7 +358,7 @@ static int add_view(struct los_snapshot* s, part_record_t* part, slurmctld_resv_
         }
         ++k;
       }
-    } else if (job_eligible(job, now)) {
+    } else if (job_eligible(job, now, cy)) {
       if (add_pending(p, job, part, job->job_id)) rc = -1;
     }
   }
@@ -360,7 +374,8 @@ static int add_view(struct los_snapshot* s, part_record_t* part, slurmctld_resv_
  * reservations' jobs are not scheduled), which the fallback decides. A
  * reservation view whose name is such a partition's is left out (its jobs
  * wait; the error about that partition says to rename it). */
-static int take_snapshot(struct los_snapshot* s, struct los_snapshot* fallback_only, time_t now) {
+static int take_snapshot(struct los_snapshot* s, struct los_snapshot* fallback_only, time_t now,
+                         const struct los_cycle* cy) {
   int rc = -1;
   int* local = xcalloc(node_record_count ? node_record_count : 1, sizeof(int));
   bitstr_t* reserved = reserved_nodes(now);
@@ -373,10 +388,10 @@ static int take_snapshot(struct los_snapshot* s, struct los_snapshot* fallback_o
   while ((part = list_next(pit))) {
     if (!(part->state_up & PARTITION_SCHED) || !part->node_bitmap) continue;
     if (strchr(part->name, LOS_RESV_SEP)) {
-      if (add_view(fallback_only, part, NULL, reserved, now, local)) goto done;
+      if (add_view(fallback_only, part, NULL, reserved, now, local, cy)) goto done;
       continue;
     }
-    if (add_view(s, part, NULL, reserved, now, local)) goto done;
+    if (add_view(s, part, NULL, reserved, now, local, cy)) goto done;
     if (!reserved || !bit_overlap_any(reserved, part->node_bitmap)) continue;
     /* every active reservation with nodes in this partition: its own view */
     ListIterator rit = list_iterator_create(resv_list);
@@ -387,7 +402,7 @@ static int take_snapshot(struct los_snapshot* s, struct los_snapshot* fallback_o
       char name[512];
       snprintf(name, sizeof name, "%s%c%s", part->name, LOS_RESV_SEP, resv->name);
       if (find_part_record(name)) continue; /* that name is a partition's (in fallback_only) */
-      failed = add_view(s, part, resv, reserved, now, local);
+      failed = add_view(s, part, resv, reserved, now, local, cy);
     }
     list_iterator_destroy(rit);
     if (failed) goto done;
@@ -415,7 +430,7 @@ static void unlock_after_apply(void* ctx) {
 }
 
 static int find_job(void* ctx, uint64_t id, struct los_job_view* view) {
-  (void)ctx;
+  const struct los_cycle* cy = ctx;
   const int64_t task = LOS_ARRAY_TASK_OF(id);
   job_record_t* job = find_job_record(LOS_SLURM_JOB_ID(id));
   if (!job) return -1;
@@ -438,7 +453,7 @@ static int find_job(void* ctx, uint64_t id, struct los_job_view* view) {
   if (job->resv_name) view->any_partition = 1;
   view->min_nodes = job->details ? job_size(job, job->part_ptr) : 0;
   /* the meta record itself is never a decision's job; its tasks are */
-  view->eligible = job_eligible(job, time(NULL)) && (task >= 0) == (is_array_meta(job) != 0);
+  view->eligible = job_eligible(job, time(NULL), cy) && (task >= 0) == (is_array_meta(job) != 0);
   return 0;
 }
 
@@ -453,7 +468,7 @@ static int node_free(const node_record_t* node) {
  * their count), or where Slurm picks when none are chosen. */
 static void start_job(void* ctx, const struct los_job_view* view, const struct los_decision* d,
                       struct los_outcome* out) {
-  (void)ctx;
+  struct los_cycle* cy = ctx;
   job_record_t* job = view->handle;
   bitstr_t* chosen = NULL;
   part_record_t* const own_part = job->part_ptr;
@@ -480,6 +495,22 @@ static void start_job(void* ctx, const struct los_job_view* view, const struct l
       return;
     }
     job->part_ptr = part;
+  }
+  /* Requeued for a migration: slurmd refuses a launch credential created in
+   * the second of the requeue or before (slurm_cred.c, revoked jobs), so not
+   * yet; then its begin time (now + the credential lifetime, set by
+   * batch_requeue_fini()) no longer holds it. */
+  const struct los_migration* mig = los_cycle_migration(cy, job->job_id);
+  if (mig) {
+    if (!mig->requeued || now <= mig->at + 1) {
+      snprintf(out->reason, sizeof out->reason,
+               "requeued for migration at %ld: Slurm revokes the launch credentials of that second; next cycle",
+               (long)mig->at);
+      out->report = LOS_REPORT_STALE_DECISION;
+      job->part_ptr = own_part;
+      return;
+    }
+    if (job->details->begin_time > now) job->details->begin_time = 0;
   }
   /* what sched/backfill and the main scheduler test before select_nodes() */
   const char* refused = NULL;
@@ -582,6 +613,7 @@ static void start_job(void* ctx, const struct los_job_view* view, const struct l
     return;
   }
   last_job_update = time(NULL);
+  if (mig) los_cycle_migration_done(cy, job->job_id);
   if (job->part_ptr != own_part) rebuild_job_part_list(job);
   if (array_id)
     info("sched/los: started JobId=%u (JobId=%u_%u) in %s on %s", job->job_id, job->array_job_id, job->array_task_id,
@@ -642,16 +674,98 @@ static void resume_job(void* ctx, const struct los_job_view* view, struct los_ou
   suspend_or_resume(view, 1, out);
 }
 
-static void requeue_job(void* ctx, const struct los_job_view* view, struct los_outcome* out) {
-  (void)ctx;
-  job_record_t* job = view->handle;
+/* Seconds a suspended job executes again before its requeue, to catch
+ * SIGTERM: slurmd kills a suspended job at once (_rpc_terminate_job(): "we
+ * don't bother with a nice termination"), and a resume waits for a suspend
+ * still under way on the node (slurmstepd sends SIGTSTP, then SIGSTOP 2 s
+ * later, under the job's suspend lock): a job suspended a moment before its
+ * migration executes again up to ~2 s after the plugin's resume. */
+#define LOS_MIGRATE_RESUME_S 3
+
+/* Requeues a job for migration now; 0 on success (else out is filled). */
+static int requeue_now(struct los_cycle* cy, job_record_t* job, struct los_outcome* out) {
+  const time_t now = time(NULL);
   int rc = job_requeue(0, job->job_id, NULL, false, 0);
   if (rc != SLURM_SUCCESS) {
-    snprintf(out->reason, sizeof out->reason, "Slurm refused the requeue: %s", slurm_strerror(rc));
-    out->report = LOS_REPORT_START_FAILED;
-  } else {
-    info("sched/los: requeued JobId=%u", job->job_id);
+    if (out) {
+      snprintf(out->reason, sizeof out->reason, "Slurm refused the requeue: %s", slurm_strerror(rc));
+      out->report = LOS_REPORT_START_FAILED;
+    } else {
+      error("sched/los: Slurm refused the requeue of JobId=%u for migration: %s", job->job_id, slurm_strerror(rc));
+      cy->conn.need_resync = 1; /* losd's policy has it on its new nodes (cycle.c does this for losd's decisions) */
+    }
+    los_cycle_migration_done(cy, job->job_id);
+    return -1;
   }
+  if (los_cycle_migrated(cy, job->job_id, 1, now))
+    error("sched/los: out of memory recording the migration of JobId=%u: it waits for Slurm's requeue delay",
+          job->job_id);
+  info("sched/los: requeued JobId=%u for migration", job->job_id);
+  return 0;
+}
+
+/* A migration (docs/gang-live.md): only a job that opted in. Slurm's requeue
+ * sends an executing job SIGTERM and SIGKILL KillWait seconds later (the job
+ * checkpoints on SIGTERM) and puts it back in the queue; losd starts it again
+ * on the nodes it chose. A suspended job is resumed first, on its own nodes
+ * (beside the job executing there, for LOS_MIGRATE_RESUME_S), and requeued at
+ * a later cycle (requeue_due()). */
+static void requeue_job(void* ctx, const struct los_job_view* view, struct los_outcome* out) {
+  struct los_cycle* cy = ctx;
+  job_record_t* job = view->handle;
+  if (!job_migratable(job)) {
+    snprintf(out->reason, sizeof out->reason,
+             "the job did not opt in to migration (--requeue and a --comment holding '%s'): never requeued by LOS",
+             LOS_MIGRATABLE_MARK);
+    out->report = LOS_REPORT_STALE_DECISION;
+    return;
+  }
+  if (!IS_JOB_SUSPENDED(job)) {
+    requeue_now(cy, job, out);
+    return;
+  }
+  suspend_msg_t msg;
+  char id[32];
+  memset(&msg, 0, sizeof msg);
+  snprintf(id, sizeof id, "%u", job->job_id);
+  msg.op = RESUME_JOB;
+  msg.job_id = job->job_id;
+  msg.job_id_str = id;
+  int rc = job_suspend2(&msg, 0, -1, false, SLURM_PROTOCOL_VERSION);
+  if (rc != SLURM_SUCCESS) {
+    snprintf(out->reason, sizeof out->reason, "Slurm refused the resume before the migration: %s", slurm_strerror(rc));
+    out->report = LOS_REPORT_START_FAILED;
+    return;
+  }
+  if (los_cycle_migrated(cy, job->job_id, 0, time(NULL) + LOS_MIGRATE_RESUME_S)) {
+    error("sched/los: out of memory recording the migration of JobId=%u: requeued at once", job->job_id);
+    requeue_now(cy, job, out);
+    return;
+  }
+  info("sched/los: resumed JobId=%u to checkpoint before its migration", job->job_id);
+}
+
+/* Requeues the jobs resumed for a migration whose time has come. Takes the
+ * write locks only when one is due. */
+static void requeue_due(struct los_cycle* cy) {
+  const time_t now = time(NULL);
+  int due = 0;
+  for (uint32_t i = 0; i < cy->migrated_count; ++i) due |= !cy->migrated[i].requeued && cy->migrated[i].at <= now;
+  if (!due) return;
+  lock_for_apply(NULL);
+  for (uint32_t i = cy->migrated_count; i-- > 0;) {
+    const struct los_migration m = cy->migrated[i];
+    if (m.requeued || m.at > now) continue;
+    job_record_t* job = find_job_record(m.job);
+    if (!job || !IS_JOB_RUNNING(job) || !job_migratable(job)) {
+      los_cycle_migration_done(cy, m.job); /* ended, suspended or changed meanwhile: no migration */
+      cy->conn.need_resync = 1;
+      continue;
+    }
+    requeue_now(cy, job, NULL);
+  }
+  last_job_update = time(NULL);
+  unlock_after_apply(NULL);
 }
 
 /* ---- predicted starts and reasons, as sched/backfill sets them ---------- */
@@ -681,7 +795,6 @@ static job_record_t* pending_record(uint64_t id) {
  * as its StartTime (squeue --start). Jobs not offered to losd (held,
  * dependencies, refused) keep what Slurm set. */
 static void apply_predictions(void* ctx, const struct los_predictions* starts, const struct los_snapshot* snap) {
-  (void)ctx;
   uint32_t total = 0, n = 0;
   for (uint32_t p = 0; p < snap->partition_count; ++p) total += snap->partitions[p].pending_count;
   struct predicted_job* jobs = xcalloc(total ? total : 1, sizeof *jobs);
@@ -759,7 +872,7 @@ static void apply_predictions(void* ctx, const struct los_predictions* starts, c
      * cleared (scontrol update sets None): Slurm's limits and licenses say
      * why again, as sched/backfill's every pass tests them for every pending
      * job */
-    if (IS_JOB_PENDING(job) && job->state_reason == WAIT_NO_REASON && !job->het_job_id && job_eligible(job, now)) {
+    if (IS_JOB_PENDING(job) && job->state_reason == WAIT_NO_REASON && !job->het_job_id && job_eligible(job, now, ctx)) {
       if (acct_policy_job_runnable_pre_select(job, false) && job->license_list &&
           license_job_test(job, now, true) != SLURM_SUCCESS) {
         job->state_reason = WAIT_LICENSES;
@@ -816,6 +929,18 @@ static struct los_update_stamps update_stamps(void) {
   return s;
 }
 
+/* Drops the migrations that are over: the job is gone, finished, or runs
+ * again (started after its requeue, by losd or by hand). Under the read locks. */
+static void forget_migrations(struct los_cycle* cy) {
+  for (uint32_t i = cy->migrated_count; i-- > 0;) {
+    const struct los_migration m = cy->migrated[i];
+    const job_record_t* job = find_job_record(m.job);
+    if (!job || IS_JOB_FINISHED(job) ||
+        (m.requeued && (IS_JOB_RUNNING(job) || IS_JOB_SUSPENDED(job)) && job->start_time > m.at))
+      los_cycle_migration_done(cy, m.job);
+  }
+}
+
 int los_slurmctld_cycle_due(struct los_cycle* cy, int64_t next_forced_ms) {
   return los_cycle_due(cy, update_stamps(), los_monotonic_ms(), next_forced_ms, time(NULL));
 }
@@ -832,7 +957,8 @@ void los_slurmctld_cycle(struct los_cycle* cy, const struct los_options* o) {
   lock_slurmctld(read_locks);
   los_cycle_saw(cy, update_stamps(), time(NULL));
   snprintf(cluster, sizeof cluster, "%s", slurm_conf.cluster_name ? slurm_conf.cluster_name : "");
-  int snap_rc = take_snapshot(&snap, &fallback_only, time(NULL));
+  forget_migrations(cy);
+  int snap_rc = take_snapshot(&snap, &fallback_only, time(NULL), cy);
   unlock_slurmctld(read_locks);
   const int64_t snapshot_us = los_monotonic_us() - started_us;
   if (snap_rc) {
@@ -859,7 +985,16 @@ void los_slurmctld_cycle(struct los_cycle* cy, const struct los_options* o) {
       .started_us = started_us,
       .snapshot_us = snapshot_us,
   };
-  los_cycle_run(cy, o, &in, &slurmctld_ops);
+  struct los_cycle_ops ops = slurmctld_ops;
+  ops.ctx = cy; /* the migrations in progress */
+  los_cycle_run(cy, o, &in, &ops);
+  requeue_due(cy);
+  /* a job resumed for migration is requeued at its time; a requeued one may
+   * start two seconds after its requeue */
+  for (uint32_t i = 0; i < cy->migrated_count; ++i) {
+    const time_t at = cy->migrated[i].at + (cy->migrated[i].requeued ? 2 : 0);
+    if (at > (time_t)snap.now && (!cy->wakeup || at < cy->wakeup)) cy->wakeup = at;
+  }
   /* A job a refusal left out of this snapshot re-enters the queue when its
    * back-off ends: a cycle is due then, as at losd's wakeup, not only at the
    * next change or los_interval later. */

@@ -29,6 +29,7 @@ struct los_running {
   int64_t limit; /* seconds */
   uint32_t size;
   uint8_t suspended;
+  uint8_t migratable; /* opted in to migration (docs/gang-live.md): LOS may requeue it and restart it elsewhere */
   uint32_t node_count;
   uint32_t* nodes; /* indices into the partition's nodes */
 };

@@ -35,6 +35,10 @@ struct Job {
   Time estimate = 0;    // the user's runtime estimate (the wall-clock limit), > 0
   Time runtime = 0;     // actual run time where known (simulation); >= 0
   double priority = 0;  // live systems: the resource manager's priority
+  // May be checkpointed and restarted on other units (gang migration). Every
+  // simulated job is; on a live partition only a job that opted in
+  // (docs/gang-live.md): the migration policies never move another started job.
+  bool migratable = true;
 };
 
 }  // namespace los

@@ -260,6 +260,7 @@ void GangPolicy::apply_events(const Snapshot& s) {
         if (!matrix_->contains(ev.job)) {
           throw std::logic_error(label_ + ": job " + std::to_string(ev.job) + " ended outside the matrix");
         }
+        if (requeued(s, ev.job)) break;  // back through the queue: keeps its place
         matrix_->remove(ev.job);
         pending_stall_.erase(ev.job);
         progress_.erase(ev.job);
@@ -322,6 +323,24 @@ void GangPolicy::compact(Time now) {
   }
 }
 
+void GangPolicy::pin(const Snapshot& s) {
+  pinned_.clear();
+  for (const RunningJob& r : s.running) {
+    if (!r.job.migratable) pinned_.insert(r.job.id);
+  }
+}
+
+bool GangPolicy::requeued(const Snapshot& s, JobId id) const {
+  if (!options_.live) return false;
+  for (const Job& j : s.queue) {
+    if (j.id == id) return true;
+  }
+  for (const RunningJob& r : s.running) {
+    if (r.job.id == id) return true;
+  }
+  return false;
+}
+
 bool GangPolicy::migration_fits(long long tasks) const {
   return options_.max_tasks < 0 || tasks_migrated_in_slice_ + tasks <= options_.max_tasks;
 }
@@ -377,12 +396,12 @@ void GangPolicy::collapse_with_migration(Time now) {
         bool option1_valid = true;
         for (JobId j : in_way) {
           in_way_tasks += matrix_->size_of(j);
-          if (matrix_->row_count(j) != 1 || moved_in_event_.count(j)) option1_valid = false;
+          if (matrix_->row_count(j) != 1 || moved_in_event_.count(j) || pinned(j)) option1_valid = false;
         }
         const double cost1 = static_cast<double>(c_half) * size_a + static_cast<double>(c_full) * in_way_tasks;
         const double cost2 = static_cast<double>(c_full) * size_a + static_cast<double>(c_half) * in_way_tasks;
         option1_valid = option1_valid && migration_fits(in_way_tasks);
-        const bool option2_valid = migration_fits(size_a);
+        const bool option2_valid = migration_fits(size_a) && !pinned(a);
         if (!option1_valid && !option2_valid) continue;
         bool use1 = option1_valid;
         if (option1_valid && option2_valid) {
@@ -568,7 +587,7 @@ void GangPolicy::fill_with_migration() {
         bool valid = true;
         for (JobId j : in_way) {
           tasks += matrix_->size_of(j);
-          if (matrix_->row_count(j) != 1 || moved_in_event_.count(j)) valid = false;
+          if (matrix_->row_count(j) != 1 || moved_in_event_.count(j) || pinned(j)) valid = false;
         }
         if (!valid || !migration_fits(tasks)) continue;
         for (JobId j : in_way) {
@@ -728,6 +747,7 @@ StepResult GangPolicy::step(const Snapshot& s) {
                              std::to_string(s.total_units) + " units at t=" + std::to_string(s.now));
   }
   moved_in_event_.clear();
+  pin(s);
   if (options_.backfill) {
     for (RowPlan& p : plans_) p.planner.advance_to(now);
   }
@@ -802,8 +822,9 @@ std::vector<PlannedStart> GangPolicy::reservations() const {
 
 namespace {
 
-PolicyPtr make(const ParamValues& values, bool backfill, bool migrate) {
+PolicyPtr make(const ParamValues& values, bool backfill, bool migrate, RunMode mode) {
   GangOptions o;
+  o.live = mode == RunMode::Live;
   o.backfill = backfill;
   o.migrate = migrate;
   o.mpl = static_cast<int>(values.integer("mpl"));
@@ -859,9 +880,9 @@ const ParamTable& mbgs_parameters() {
   return table;
 }
 
-PolicyPtr make_gang(const ParamValues& values, RunMode) { return make(values, false, false); }
-PolicyPtr make_bgs(const ParamValues& values, RunMode) { return make(values, true, false); }
-PolicyPtr make_mgs(const ParamValues& values, RunMode) { return make(values, false, true); }
-PolicyPtr make_mbgs(const ParamValues& values, RunMode) { return make(values, true, true); }
+PolicyPtr make_gang(const ParamValues& values, RunMode mode) { return make(values, false, false, mode); }
+PolicyPtr make_bgs(const ParamValues& values, RunMode mode) { return make(values, true, false, mode); }
+PolicyPtr make_mgs(const ParamValues& values, RunMode mode) { return make(values, false, true, mode); }
+PolicyPtr make_mbgs(const ParamValues& values, RunMode mode) { return make(values, true, true, mode); }
 
 }  // namespace los

@@ -39,6 +39,14 @@
 //     instead: all reservations dropped and re-planned in FCFS order at every
 //     event, running jobs holding MPL x remaining estimate (the policy tracks
 //     each job's progress as the simulator does: stall first, then work);
+//   - migration moves only jobs that may move: a started job whose
+//     Job::migratable is false (live: it did not opt in, docs/gang-live.md)
+//     is never relocated (option 1) nor moved to other columns (option 2,
+//     FillMatrix-2); a job not started yet is not migrated by a move.
+//     Every simulated job is migratable, so simulation is unchanged;
+//   - live, a migrated job is requeued by losd and comes back through the
+//     queue (Ended, then Arrived or Started again): it keeps its matrix
+//     place and is started on its new columns with its row's slice;
 //   - migration: odd C splits into floor(C/2) + ceil(C/2); equal costs
 //     prefer fewer migrated tasks, then option 2; a job moved in one event is
 //     not moved again in it; Q is counted per slice (reset at each boundary);
@@ -106,6 +114,9 @@ struct GangOptions {
   // default: every event drops all reservations and re-plans the queue in
   // FCFS order, running jobs holding their row for MPL x remaining estimate.
   bool rebuild_plan = false;
+  // Live (losd), not part of the spec: a job that ends and is back in the
+  // snapshot at once (requeued for migration) keeps its place in the matrix.
+  bool live = false;
 };
 
 class GangPolicy final : public Policy {
@@ -178,6 +189,9 @@ class GangPolicy final : public Policy {
   void fill();
   void fill_with_migration();
   bool migration_fits(long long tasks) const;
+  void pin(const Snapshot& s);
+  bool pinned(JobId id) const { return pinned_.count(id) != 0; }
+  bool requeued(const Snapshot& s, JobId id) const;
   void relocate_out_of(JobId job, int row, const std::vector<int>& avoid);
 
   void place(JobId id, int size, int row, Time now, Time duration);
@@ -201,6 +215,8 @@ class GangPolicy final : public Policy {
   long long tasks_migrated_in_slice_ = 0;
   std::unordered_map<JobId, Time> pending_stall_;  // migration stalls not yet charged
   std::unordered_set<JobId> moved_in_event_;
+  // Started jobs that may not migrate (Job::migratable false), this step.
+  std::unordered_set<JobId> pinned_;
   // Started jobs a resync could not fit in the matrix, in order of (first
   // start, id): suspended until a row has their columns free.
   struct Orphan {

@@ -276,7 +276,7 @@ Bytes encode(const SnapshotMessage& m, std::uint32_t request_id) {
       w.i64(r.start);
       w.i64(r.job.estimate);
       w.u32(static_cast<std::uint32_t>(r.job.size));
-      w.u8(r.suspended ? 1 : 0);
+      w.u8((r.suspended ? LOS_RUNNING_SUSPENDED : 0) | (r.job.migratable ? LOS_RUNNING_MIGRATABLE : 0));
       w.count(r.nodes.size());
       for (int n : r.nodes) w.u32(static_cast<std::uint32_t>(n));
     }
@@ -348,9 +348,12 @@ SnapshotMessage decode_snapshot(std::span<const std::uint8_t> payload) {
         r.fail(job + ": time limit " + std::to_string(rj.job.estimate) + " outside [1, 2^50 s]");
       }
       rj.job.size = r.int32("size", 1, kMaxInt);
-      const std::uint8_t susp = r.u8("suspended flag");
-      if (susp > 1) r.fail(job + ": suspended flag " + std::to_string(susp) + " is not 0 or 1");
-      rj.suspended = susp == 1;
+      const std::uint8_t flags = r.u8("running job flags");
+      if (flags & ~(LOS_RUNNING_SUSPENDED | LOS_RUNNING_MIGRATABLE)) {
+        r.fail(job + ": unknown flag bits " + std::to_string(flags) + " (bit 0 suspended, bit 1 migratable)");
+      }
+      rj.suspended = flags & LOS_RUNNING_SUSPENDED;
+      rj.job.migratable = flags & LOS_RUNNING_MIGRATABLE;
       const std::size_t on = r.count("job node count", 4);
       rj.nodes.resize(on);
       for (std::size_t k = 0; k < on; ++k) {

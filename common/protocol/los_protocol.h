@@ -77,13 +77,22 @@ enum los_decision_kind { LOS_DECIDE_START = 0, LOS_DECIDE_SUSPEND = 1, LOS_DECID
 enum los_job_state { LOS_JOB_PENDING = 0, LOS_JOB_RUNNING = 1, LOS_JOB_SUSPENDED = 2 };
 
 /* Snapshot flags (u8). */
-#define LOS_SNAPSHOT_RESYNC 0x01u /* the plugin restarted or lost state: rebuild from scratch */
+#define LOS_SNAPSHOT_RESYNC 0x01u   /* the plugin restarted or lost state: rebuild from scratch */
 #define LOS_SNAPSHOT_FALLBACK 0x02u /* the plugin's previous cycle was decided by its fallback */
 /* Slurm's PrivateData, which losd's query socket follows: */
 #define LOS_SNAPSHOT_PRIVATE_JOBS 0x04u  /* PrivateData=jobs: a user sees only their own jobs */
 #define LOS_SNAPSHOT_PRIVATE_USERS 0x08u /* PrivateData=users: other users' uids are hidden */
 /* The user id in STARTS of a job whose owner PrivateData=users hides. */
 #define LOS_USER_HIDDEN 0x7fffffffu
+
+/* A running job's flags (u8; docs/protocol.md, SNAPSHOT). Before migration
+ * this byte was "suspended" (0 or 1): the same bytes mean the same, and a
+ * plugin that sends no MIGRATABLE bit has no job migrated. */
+#define LOS_RUNNING_SUSPENDED 0x01u
+/* The job opted in to migration: LOS may requeue it (Slurm sends SIGTERM,
+ * SIGKILL KillWait seconds later) and restart it on other nodes
+ * (docs/gang-live.md). */
+#define LOS_RUNNING_MIGRATABLE 0x02u
 
 /* Report kinds (u8). */
 enum los_report_kind {

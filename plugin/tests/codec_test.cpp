@@ -57,6 +57,39 @@ TEST(PluginCore, SnapshotEncodingDecodesInLosd) {
   EXPECT_EQ(s.queue[0].estimate, 120);
 }
 
+TEST(PluginCore, MigrationOptInReachesLosdPerRunningJob) {
+  // The running job's flags byte: bit 0 suspended, bit 1 opted in to
+  // migration; each combination decodes to the same two flags in losd.
+  Snap snap;
+  snap.s.now = 1000;
+  los_partition* p = add_partition(snap.s, "gang", 4);
+  p->time_slots = 2;
+  add_running(p, 1, 900, 600, {0});
+  add_running(p, 2, 900, 600, {1});
+  add_running(p, 3, 900, 600, {2});
+  add_running(p, 4, 900, 600, {3});
+  p->running[1].migratable = 1;
+  p->running[2].suspended = 1;
+  p->running[3].suspended = 1;
+  p->running[3].migratable = 1;
+  los_buf buf{};
+  ASSERT_EQ(los_encode_snapshot(&buf, 1, &snap.s), 0);
+  const Bytes frame(buf.data, buf.data + buf.len);
+  los_buf_free(&buf);
+  const auto m = los::protocol::decode_snapshot(std::span(frame).subspan(LOS_FRAME_HEADER_SIZE));
+  const auto& r = m.partitions.at(0).running;
+  ASSERT_EQ(r.size(), 4u);
+  EXPECT_FALSE(r[0].suspended);
+  EXPECT_FALSE(r[0].job.migratable);  // the plugin's default: not opted in
+  EXPECT_FALSE(r[1].suspended);
+  EXPECT_TRUE(r[1].job.migratable);
+  EXPECT_TRUE(r[2].suspended);
+  EXPECT_FALSE(r[2].job.migratable);
+  EXPECT_TRUE(r[3].suspended);
+  EXPECT_TRUE(r[3].job.migratable);
+  // pending jobs carry no flag: not started, nothing to migrate
+}
+
 TEST(PluginCore, DecisionsFromLosdDecode) {
   los::protocol::DecisionsMessage m;
   m.seq = 5;

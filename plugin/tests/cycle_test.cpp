@@ -56,9 +56,9 @@ class FakeScheduler {
   std::vector<std::string> actions;  // "start 1 on n1,n2", "suspend 2", ...
   std::vector<std::string> log;      // "E: ...", "I: ...", "D: ..."
   int locks = 0;
-  bool touched_unlocked = false;  // a job was looked up or acted on outside lock/unlock
-  bool want_predictions = false;  // sets ops.predict
-  bool shutting_down = false;     // what ops.shutting_down answers
+  bool touched_unlocked = false;       // a job was looked up or acted on outside lock/unlock
+  bool want_predictions = false;       // sets ops.predict
+  bool shutting_down = false;          // what ops.shutting_down answers
   std::vector<std::string> predicted;  // "partition:job@start" per prediction handed over
 
   void add(std::uint32_t id, std::uint32_t min_nodes, std::uint8_t state = LOS_JOB_PENDING) {
@@ -441,15 +441,55 @@ TEST(PluginCycle, LosdDecisionsApplyInOrderAndRefusalsAreReported) {
   std::vector<std::string> reported;
   for (const auto& r : losd.reports)
     reported.push_back(std::to_string(r.kind) + " " + r.partition + " " + std::to_string(r.job) + ": " + r.detail);
-  EXPECT_EQ(reported, (std::vector<std::string>{
-                          "2 batch 9: the job no longer exists",
-                          "2 batch 1: the job is RUNNING, the decision expected it pending",
-                          "2 batch 3: 2 nodes chosen but the job asks for 1",
-                          "2 batch 4: the job is in partition other, not batch",
-                          "3 batch 5: Slurm refused the start: Requested nodes are busy; left out of the queue for 30 s",
-                          "2 batch 6: the job is not eligible to start (held, dependency or begin time)",
-                          "2 batch 1099511627776: job id 1099511627776 is not a Slurm job id",
-                      }));
+  EXPECT_EQ(reported,
+            (std::vector<std::string>{
+                "2 batch 9: the job no longer exists",
+                "2 batch 1: the job is RUNNING, the decision expected it pending",
+                "2 batch 3: 2 nodes chosen but the job asks for 1",
+                "2 batch 4: the job is in partition other, not batch",
+                "3 batch 5: Slurm refused the start: Requested nodes are busy; left out of the queue for 30 s",
+                "2 batch 6: the job is not eligible to start (held, dependency or begin time)",
+                "2 batch 1099511627776: job id 1099511627776 is not a Slurm job id",
+            }));
+}
+
+// A migration in flight (docs/gang-live.md): while a job the plugin
+// requeued for migration has not started again, losd's suspends, resumes and
+// requeues of it are no-ops (Slurm is completing it); its start goes through.
+// A requeue the scheduler refuses makes the next snapshot a resync.
+TEST(PluginCycle, DecisionsAboutAJobInFlightAreNoOpsAndARefusedRequeueResyncs) {
+  const std::string path = temp_socket("cycle-migrate");
+  std::vector<WireDecision> decisions = {
+      {los::Decision::Kind::Suspend, LOS_JOB_RUNNING, "batch", 1, {}},
+      {los::Decision::Kind::Requeue, LOS_JOB_RUNNING, "batch", 1, {"n2"}},
+      {los::Decision::Kind::Requeue, LOS_JOB_RUNNING, "batch", 2, {"n1"}},
+      start(3, {"n3"}),
+  };
+  FakeLosd losd(path, decisions);
+  ASSERT_TRUE(losd.listening());
+  los_options o = options_for(path);
+  Cycle cy;
+  ASSERT_EQ(los_cycle_migrated(&cy.c, 1, 1, 100), 0);  // job 1 requeued for migration at t=100
+  ASSERT_EQ(los_cycle_migrated(&cy.c, 3, 1, 100), 0);  // job 3 too, pending again
+  FakeScheduler sched;
+  sched.add(1, 1, LOS_JOB_PENDING);  // completing after its requeue: Slurm says pending
+  sched.add(2, 1, LOS_JOB_RUNNING);
+  sched.jobs[2].refuse = "the job did not opt in to migration";
+  sched.add(3, 1);
+  Snap snap;
+  add_partition(snap.s, "batch", 4);
+  run(cy, o, snap, sched);
+  snap.s.flags = 0;
+  run(cy, o, snap, sched);
+  EXPECT_EQ(sched.actions, (std::vector<std::string>{"start 3 on n3"}));
+  EXPECT_TRUE(sched.lines_with("JobId=1 ").empty());  // nothing skipped or reported about job 1
+  los_cycle_free(&cy.c);
+  losd.join();
+  EXPECT_EQ(losd.resync, (std::vector<bool>{true, true}));  // the refused requeue of job 2
+  std::map<los::JobId, int> reported;
+  for (const auto& r : losd.reports) ++reported[r.job];
+  EXPECT_EQ(reported[2], 2);  // the refused requeue, each cycle
+  EXPECT_EQ(reported.count(1), 0u);
 }
 
 // When losd answers again after a fallback episode it decides from that

@@ -7,6 +7,7 @@
 #   gang_test.sh misconfigured  it has not: losd refuses gang there
 #   gang_test.sh restart        losd killed (-9) mid-run under bgs, restarted
 #   gang_test.sh pect           SCOJO-PECT preempts a LONG job for the SHORT slice
+#   gang_test.sh migrate        mgs migrates the job that opted in, never the other
 #
 # misconfigured: losd logs an ERROR naming the partition and the setting it
 # needs, and schedules it with easy: A and B (each longer than a slice) run
@@ -46,9 +47,25 @@
 # Slurm's records, L suspended before S started, S started before L's resume,
 # L resumed as often as suspended, both COMPLETED once. The partition has
 # OverSubscribe=FORCE:3 (pect holds one job of each class per node).
+#
+# migrate: losd runs mgs:mpl=2:slice=6 on the 2 nodes (FORCE:2). A, X, B (one
+# node each) and D (both) arrive together: A and X fill row 0, B goes to row
+# 1 on A's node, X is replicated beside it, D waits. A opted in to migration
+# (--requeue --comment=los:migratable), B did not. Once B executes and A is
+# suspended (row 1's slice), X is cancelled: the only way to empty a row for
+# D is to move A to X's node (option 2) or B (option 1); only A may move, so
+# losd requeues A (Slurm continues it and sends SIGTERM, KillWait=2 s later
+# SIGKILL) and starts it again on X's node. A's payload counts ticks and
+# writes its counter to a checkpoint file on SIGTERM, and resumes from it.
+# From Slurm's records and A's own log: A was requeued once (a completion
+# record for the requeue, then COMPLETED), ran first on one node and finished on
+# the other, its second run began from its checkpoint (> 0) and the counter
+# ended at exactly its work (nothing lost, nothing counted twice beyond the
+# checkpoint); B was started once, never requeued, one COMPLETED record; D
+# completed once.
 set -uo pipefail
 variant=${1:-slicing}
-case "$variant" in slicing | misconfigured | restart | pect) ;; *) echo "usage: gang_test.sh slicing|misconfigured|restart|pect" >&2; exit 2 ;; esac
+case "$variant" in slicing | misconfigured | restart | pect | migrate) ;; *) echo "usage: gang_test.sh slicing|misconfigured|restart|pect|migrate" >&2; exit 2 ;; esac
 source "$(dirname "$0")/cluster.sh"
 
 SLICE=5
@@ -131,6 +148,75 @@ if [ "$variant" = pect ]; then
   [ "$ns" -eq "$nr" ] || fail "L suspended $ns times, resumed $nr times"
   ! grep -q "JobId=$s" <(grep -E "^(suspended|resumed)" "$CLUSTER_DIR/switches.txt") || fail "S was suspended (it fits in its slice)"
   log "pect: L preempted for the SHORT slice, S ran and completed, L resumed and completed"
+  exit 0
+fi
+
+if [ "$variant" = migrate ]; then
+  MSLICE=6
+  MTICKS=40 # x 0.25 s = 10 s of work for A
+  CLUSTER_PARTITION_OPTS="OverSubscribe=FORCE:$MPL" cluster_up 2 "los_fallback=none"
+  losd_start "mgs:mpl=$MPL:slice=$MSLICE"
+  out_dir="$CLUSTER_DIR/out"
+  # A: checkpoints its counter on SIGTERM (the requeue), resumes from it
+  out="$(sbatch --parsable -J A -N 1 -t 3 --requeue --comment=los:migratable --open-mode=append -o "$out_dir/%j.out" --wrap "
+ck=$out_dir/ckpt-A; n=\$(cat \$ck 2>/dev/null || echo 0)
+echo \"start \$SLURMD_NODENAME \$n\" >>$out_dir/log-A
+trap 'echo \$n >\$ck; echo \"checkpoint \$SLURMD_NODENAME \$n\" >>$out_dir/log-A; exit 0' TERM
+while [ \$n -lt $MTICKS ]; do sleep 0.25; n=\$((n+1)); done
+echo \"done \$SLURMD_NODENAME \$n\" >>$out_dir/log-A" 2>&1)" || fail "sbatch A failed: $out"
+  a=${out%%;*}
+  x=$(submit X 1 3 120)
+  # B: requeue-able (JobRequeue) but without the marker: it did not opt in
+  b=$(submit B 1 3 12)
+  d=$(submit D 2 3 3)
+  set_queue_order "$a" "$x" "$b" "$d"
+  partition_up
+  # row 1's slice: B executes on A's node, A is suspended
+  deadline=$((SECONDS + 40))
+  until [ "$(squeue -h -j "$a" -o %T)" = SUSPENDED ] && [ "$(squeue -h -j "$b" -o %T)" = RUNNING ]; do
+    [ $SECONDS -lt $deadline ] || fail "never saw A suspended and B running: $(squeue -h -o '%i:%j:%t:%N' | tr '\n' ' ')"
+    sleep 0.2
+  done
+  first_node=$(squeue -h -j "$a" -o %N)
+  x_node=$(squeue -h -j "$x" -o %N)
+  log "A ($a) suspended on $first_node, B ($b) running, X ($x) on $x_node: cancelling X"
+  scancel "$x"
+  wait_all_done 90
+  log "A's log: $(tr '\n' ';' <"$out_dir/log-A"); its output: $(tr '\n' ';' <"$out_dir/$a.out")"
+  check_decided_by_losd
+  check_completed_once "$b" "$d"
+  # --- A: requeued once by LOS, finished on X's node, work preserved -------
+  grep -q "sched/los: requeued JobId=$a for migration" "$CLUSTER_DIR/slurmctld.log" || fail "A was not requeued for migration"
+  [ "$(grep -c "sched/los: requeued JobId=" "$CLUSTER_DIR/slurmctld.log")" -eq 1 ] || fail "more than one requeue"
+  [ "$(jobcomp_count "$a")" -eq 2 ] || fail "A has $(jobcomp_count "$a") completion records, not 2 (requeued, completed)"
+  # the requeue's record (jobcomp/filetxt writes the state after the requeue: PENDING), on the first node
+  first_rec=$(grep "^JobId=$a " "$CLUSTER_DIR/jobcomp.txt" | head -1)
+  grep -q " JobState=PENDING " <<<"$first_rec" || fail "A's first record is not its requeue: $first_rec"
+  grep -q " NodeList=$first_node " <<<"$first_rec" || fail "A's first run was not on $first_node: $first_rec"
+  [ "$(jobcomp JobState "$a")" = COMPLETED ] || fail "A ended $(jobcomp JobState "$a")"
+  [ "$(started_count "$a")" -eq 2 ] || fail "A started $(started_count "$a") times, not twice"
+  last_node=$(jobcomp NodeList "$a")
+  [ "$last_node" != "$first_node" ] || fail "A finished on $last_node, where it started"
+  [ "$last_node" = "$x_node" ] || fail "A finished on $last_node, not on X's node $x_node"
+  python3 - "$out_dir/log-A" "$MTICKS" "$first_node" "$last_node" <<'PY' || fail "A's work was not preserved (see $out_dir/log-A)"
+import sys
+lines = [l.split() for l in open(sys.argv[1])]
+ticks, first, last = int(sys.argv[2]), sys.argv[3], sys.argv[4]
+kinds = [l[0] for l in lines]
+if kinds != ["start", "checkpoint", "start", "done"]:
+    sys.exit(f"A's log is {kinds}, not start, checkpoint, start, done")
+(_, n1, c0), (_, n2, c1), (_, n3, c2), (_, n4, c3) = lines
+if n1 != first or n2 != first or n3 != last or n4 != last:
+    sys.exit(f"nodes {n1} {n2} {n3} {n4}: expected {first} then {last}")
+if int(c0) != 0 or int(c1) <= 0 or int(c2) != int(c1) or int(c3) != ticks:
+    sys.exit(f"counter {c0} -> checkpoint {c1} -> restart at {c2} -> done {c3} (work {ticks})")
+print(f"A: {c1} ticks on {first}, checkpointed, resumed at {c2} on {last}, done at {c3}", file=sys.stderr)
+PY
+  # --- B: never requeued, never migrated -----------------------------------
+  ! grep -q "requeued JobId=$b\b" "$CLUSTER_DIR/slurmctld.log" || fail "B was requeued"
+  ! grep -qE "skipped requeue of JobId=$b " "$CLUSTER_DIR/slurmctld.log" || fail "losd asked to requeue B"
+  [ "$(jobcomp JobState "$b")" = COMPLETED ] || fail "B ended $(jobcomp JobState "$b")"
+  log "migration OK: A requeued once and finished on $last_node from its checkpoint; B untouched (one start, one record)"
   exit 0
 fi
 

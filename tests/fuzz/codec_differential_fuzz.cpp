@@ -157,6 +157,7 @@ void build(const los::protocol::SnapshotMessage& m, los_snapshot& s) {
       x->limit = r.job.estimate;
       x->size = static_cast<std::uint32_t>(r.job.size);
       x->suspended = r.suspended ? 1 : 0;
+      x->migratable = r.job.migratable ? 1 : 0;
       for (std::size_t k = 0; k < r.nodes.size(); ++k) x->nodes[k] = static_cast<std::uint32_t>(r.nodes[k]);
     }
     for (const los::Job& j : part.queue) {
