@@ -11,6 +11,9 @@
 #         all (lublin + traces)
 #   POLICIES: comma-separated, EASY is prepended as the baseline.
 # Runs at most LOS_JOBS (default 2) simulations at once, under nice.
+# DELTAS (env, e.g. "0 0.00001 0.00002 0.00003 0.00004"): replicate every
+# workload at its load plus each value (NAME+DELTA.json); the report then
+# also gives, per workload, the CI of easy - policy across the replicates.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 grid="$1" policies="$2" out="$3" build="${4:-$root/build}"
@@ -39,14 +42,21 @@ tasks() {  # NAME|WORKLOAD|LOAD
   esac
 }
 run_task() {
-  local name workload load
-  IFS='|' read -r name workload load <<<"$1"
+  local name workload load d
+  IFS='|' read -r name workload load d <<<"$1"
+  [[ -n $d ]] && { name="$name+$d"; load=$(python3 -c "print($load + $d)"); }
   [[ -s "$out/$name.json" ]] && return 0
   nice -n 10 "$sim" --quiet --load "$load" --policy "easy,$policies" --format json "$workload" >"$out/$name.json.tmp" &&
     mv "$out/$name.json.tmp" "$out/$name.json"
 }
+replicate() {  # each task line once per DELTAS value, or as it is
+  local line d
+  while IFS= read -r line; do
+    if [[ -z ${DELTAS:-} ]]; then echo "$line"; else for d in $DELTAS; do echo "$line|$d"; done; fi
+  done
+}
 export -f run_task
 export sim out policies
 # shellcheck disable=SC2016  # $0 is expanded by the inner bash
-tasks "$grid" | xargs -P "${LOS_JOBS:-2}" -d '\n' -n 1 bash -c 'run_task "$0"'
+tasks "$grid" | replicate | xargs -P "${LOS_JOBS:-2}" -d '\n' -n 1 bash -c 'run_task "$0"'
 python3 "$root/scripts/results/los_issue14_report.py" "$out"
