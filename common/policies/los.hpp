@@ -30,7 +30,10 @@
 //   queue makes a step EASY's when the window misses jobs; keep=easy starts
 //   EASY's set from the window unless the selection fills gain% more;
 //   window=admissible counts only jobs the reservation allows;
-//   traceback=head-first breaks ties toward queue order.
+//   traceback=head-first breaks ties toward queue order; select=queue
+//   returns, of the sets filling the most units, the first in queue order
+//   (EASY's own set whenever it fills the most); keep=short starts EASY's
+//   picks that end by the shadow time before the selection.
 //
 // State: the profile of running jobs, kept from the snapshot's events and
 // rebuilt from the snapshot when the events do not explain it. The only

@@ -8,8 +8,10 @@
 #   GRID: modal1024 (Lublin 1,024 units, modal estimates: 9 workloads),
 #         lublin (2 sizes x loads 0.85/0.9/0.95 x seeds 1-3 x exact/modal: 36),
 #         traces (every ../shared/traces/*.swf.gz x loads 0.5..0.95),
-#         all (lublin + traces)
-#   POLICIES: comma-separated, EASY is prepended as the baseline.
+#         all (lublin + traces), or TRACE@LOAD (one shared trace, e.g.
+#         NASA-iPSC-1993-3.1-cln@0.95)
+#   POLICIES: comma-separated; the baseline BASELINE (env, default easy) is
+#   prepended (the report's "easy" is then that baseline).
 # Runs at most LOS_JOBS (default 2) simulations at once, under nice.
 # DELTAS (env, e.g. "0 0.00001 0.00002 0.00003 0.00004"): replicate every
 # workload at its load plus each value (NAME+DELTA.json); the report then
@@ -33,6 +35,8 @@ tasks() {  # NAME|WORKLOAD|LOAD
         done; done; done; done ;;
   esac
   case "$1" in
+    *@*)
+      echo "$1|$traces/${1%@*}.swf.gz|${1#*@}" ;;
     traces|all)
       for t in "$traces"/*.swf.gz; do
         for load in 0.5 0.55 0.6 0.65 0.7 0.75 0.8 0.85 0.9 0.95; do
@@ -46,7 +50,7 @@ run_task() {
   IFS='|' read -r name workload load d <<<"$1"
   [[ -n $d ]] && { name="$name+$d"; load=$(python3 -c "print($load + $d)"); }
   [[ -s "$out/$name.json" ]] && return 0
-  nice -n 10 "$sim" --quiet --load "$load" --policy "easy,$policies" --format json "$workload" >"$out/$name.json.tmp" &&
+  nice -n 10 "$sim" --quiet --load "$load" --policy "${BASELINE:-easy},$policies" --format json "$workload" >"$out/$name.json.tmp" &&
     mv "$out/$name.json.tmp" "$out/$name.json"
 }
 replicate() {  # each task line once per DELTAS value, or as it is
@@ -56,7 +60,7 @@ replicate() {  # each task line once per DELTAS value, or as it is
   done
 }
 export -f run_task
-export sim out policies
+export sim out policies BASELINE
 # shellcheck disable=SC2016  # $0 is expanded by the inner bash
 tasks "$grid" | replicate | xargs -P "${LOS_JOBS:-2}" -d '\n' -n 1 bash -c 'run_task "$0"'
 python3 "$root/scripts/results/los_issue14_report.py" "$out"
