@@ -105,11 +105,39 @@ StepResult LosPolicy::step(const Snapshot& snapshot) {
     candidates_.push_back(&j);
   }
   std::int64_t extra_left = std::min<std::int64_t>(extra, free_now);
-  if (!problem_.jobs.empty()) {
+  if (options_.keep == LosKeep::Short) {
+    // EASY's walk over the window; the jobs it starts that end by the shadow
+    // time start now, and the selection runs over the rest of the window
+    // with the units they leave (extra is untouched: they do not use it).
+    std::int64_t free_left = free_now;
+    std::int64_t extra_greedy = extra_left;
+    std::size_t kept = 0;
+    for (std::size_t i = 0; i < problem_.jobs.size(); ++i) {
+      const LosCandidate c = problem_.jobs[i];
+      const Job* job = candidates_[i];
+      const bool easy_takes = c.size <= free_left && c.ssize <= extra_greedy;
+      if (easy_takes) {
+        free_left -= c.size;
+        extra_greedy -= c.ssize;
+      }
+      if (easy_takes && c.ssize == 0) {
+        start_now(*job, now, result);
+        free_now -= c.size;
+        continue;
+      }
+      problem_.jobs[kept] = c;
+      candidates_[kept] = job;
+      ++kept;
+    }
+    problem_.jobs.resize(kept);
+    candidates_.resize(kept);
+  }
+  if (!problem_.jobs.empty() && free_now > 0) {
     problem_.free_now = static_cast<int>(free_now);
     problem_.extra = static_cast<int>(extra_left);
     problem_.traceback = options_.traceback;
-    const LosSelection chosen = los_select(problem_);
+    const LosSelection chosen =
+        options_.select == LosSelect::Queue ? los_select_queue_order(problem_) : los_select(problem_);
     const std::vector<std::size_t>* starts = &chosen.chosen;
     if (options_.keep == LosKeep::Easy) {
       // EASY's walk over the same window; the selection replaces it only
@@ -172,11 +200,13 @@ PolicyPtr make_variant(const ParamValues& values, bool use_extra, LosMerit merit
                                               : LosTraceback::BypassedFirst;
   o.head = values.choice("head") == "once" ? LosHead::Once : LosHead::Loop;
   o.rest = values.choice("rest") == "easy" ? LosRest::Easy : LosRest::None;
-  o.keep = values.choice("keep") == "easy" ? LosKeep::Easy : LosKeep::Optimal;
+  const std::string& keep = values.choice("keep");
+  o.keep = keep == "easy" ? LosKeep::Easy : keep == "short" ? LosKeep::Short : LosKeep::Optimal;
   o.gain = static_cast<int>(values.integer("gain"));
   o.window = values.choice("window") == "admissible" ? LosWindow::Admissible : LosWindow::Fit;
   const std::string& gate = values.choice("gate");
   o.gate = gate == "fit" ? LosGate::Fit : gate == "queue" ? LosGate::Queue : LosGate::None;
+  o.select = values.choice("select") == "queue" ? LosSelect::Queue : LosSelect::Thesis;
   return std::make_unique<LosPolicy>(o, values.canonical());
 }
 
@@ -192,7 +222,7 @@ const ParamTable& los_parameters() {
       Param::choice("rest", {"none", "easy"},
                     "jobs past the lookahead window: none: never considered (the thesis); easy: backfilled after "
                     "the selection under the head's reservation, as EASY does"),
-      Param::choice("keep", {"optimal", "easy"},
+      Param::choice("keep", {"optimal", "easy", "short"},
                     "optimal: start the selection's set (the thesis); easy: start the set EASY's queue-order walk "
                     "starts from the window unless the selection fills more than gain% of the free units beyond it"),
       Param::integer("gain", LosOptions{}.gain, 0, 100,
@@ -203,6 +233,10 @@ const ParamTable& los_parameters() {
       Param::choice("gate", {"none", "fit", "queue"},
                     "when a step is EASY's instead of the selection's: none: never (the thesis); fit: when more "
                     "than lookahead waiting jobs fit now; queue: when more than lookahead jobs wait behind the head"),
+      Param::choice("select", {"thesis", "queue"},
+                    "which set the selection returns: thesis: most units, then least shadow use, merit and "
+                    "traceback; queue: of the sets filling the most units, the one EASY's queue order prefers "
+                    "(EASY's own set whenever it fills the most)"),
   };
   return table;
 }

@@ -30,7 +30,10 @@
 //   queue makes a step EASY's when the window misses jobs; keep=easy starts
 //   EASY's set from the window unless the selection fills gain% more;
 //   window=admissible counts only jobs the reservation allows;
-//   traceback=head-first breaks ties toward queue order.
+//   traceback=head-first breaks ties toward queue order; select=queue
+//   returns, of the sets filling the most units, the first in queue order
+//   (EASY's own set whenever it fills the most); keep=short starts EASY's
+//   picks that end by the shadow time before the selection.
 //
 // State: the profile of running jobs, kept from the snapshot's events and
 // rebuilt from the snapshot when the events do not explain it. The only
@@ -56,7 +59,9 @@ enum class LosRest { None, Easy };
 // thesis); Easy, the set EASY's queue-order walk starts from the same
 // window, unless the selection fills more than `gain` percent of the free
 // units beyond it.
-enum class LosKeep { Optimal, Easy };
+// Short: the jobs EASY's walk over the window starts that end by the shadow
+// time start first; the selection runs over the rest of the window.
+enum class LosKeep { Optimal, Easy, Short };
 // Which waiting jobs count towards the window: Fit, those that fit in the
 // free units (the thesis); Admissible, only those that could start under the
 // head's reservation (end by the shadow time or fit in extra).
@@ -69,6 +74,12 @@ enum class LosWindow { Fit, Admissible };
 // window holds the whole queue.
 enum class LosGate { None, Fit, Queue };
 
+// Which set the selection returns: Thesis, the most units, then the least
+// shadow utilization, the merit and the trace-back rule (the thesis); Queue,
+// of the sets filling the most units the one EASY's queue order prefers
+// (los_select_queue_order): EASY's own set whenever that fills the most.
+enum class LosSelect { Thesis, Queue };
+
 struct LosOptions {
   bool use_extra = true;  // false: los-basic
   LosMerit merit = LosMerit::None;
@@ -80,6 +91,7 @@ struct LosOptions {
   int gain = 0;  // percent of the free units; with keep = Easy
   LosWindow window = LosWindow::Fit;
   LosGate gate = LosGate::None;
+  LosSelect select = LosSelect::Thesis;
 };
 
 class LosPolicy final : public Policy {

@@ -316,4 +316,60 @@ LosSelection los_select(const LosProblem& p) {
   return out;
 }
 
+LosSelection los_select_queue_order(const LosProblem& p) {
+  validate(p);
+  LosSelection out;
+  const int n = p.free_now;
+  const int K = std::min(p.extra, n);
+  if (n == 0 || p.jobs.empty()) return out;
+  LosProblem plain = p;
+  for (LosCandidate& c : plain.jobs) c.merit = 0;
+  plain.traceback = LosTraceback::BypassedFirst;
+  std::int64_t target = los_select(plain).key.util;
+
+  // Suffix subset sums of each class: the class lists reversed, so row t of
+  // their PrefixSums is the set reachable with the last t members.
+  std::vector<ClassJob> ra, rb;
+  for (std::size_t i = p.jobs.size(); i-- > 0;) {
+    const LosCandidate& c = p.jobs[i];
+    if (c.size > n) continue;
+    if (c.ssize == 0) {
+      ra.push_back({i, c.size, 0});
+    } else if (c.size <= K) {
+      rb.push_back({i, c.size, 0});
+    }
+  }
+  const PrefixSums sums_a(ra, n);
+  const PrefixSums sums_b(rb, K);
+  // Can the members after the current one (the last left_a of A, left_b of
+  // B) sum to exactly `x` with at most `k` of it in B?
+  auto completes = [&](std::size_t left_a, std::size_t left_b, std::int64_t x, std::int64_t k) {
+    for (std::int64_t b = 0; b <= std::min(k, x); ++b) {
+      if (sums_b.reachable(left_b, b) && x - b <= n && sums_a.reachable(left_a, x - b)) return true;
+    }
+    return false;
+  };
+  std::size_t left_a = ra.size();
+  std::size_t left_b = rb.size();
+  std::int64_t extra_left = K;
+  for (std::size_t i = 0; i < p.jobs.size() && target > 0; ++i) {
+    const LosCandidate& c = p.jobs[i];
+    if (c.size > n || (c.ssize != 0 && c.size > K)) continue;
+    if (c.ssize == 0) {
+      --left_a;
+    } else {
+      --left_b;
+    }
+    if (c.size > target || c.ssize > extra_left) continue;
+    if (!completes(left_a, left_b, target - c.size, extra_left - c.ssize)) continue;
+    out.chosen.push_back(i);
+    target -= c.size;
+    extra_left -= c.ssize;
+    out.key.util += c.size;
+    out.key.sutil += c.ssize;
+    out.key.merit += c.merit;
+  }
+  return out;
+}
+
 }  // namespace los

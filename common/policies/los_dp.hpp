@@ -112,4 +112,12 @@ LosSelection los_select_table(const LosProblem& problem, LosTable* table = nullp
 // The production solver: the same selection as los_select_table.
 LosSelection los_select(const LosProblem& problem);
 
+// The set EASY's queue order prefers among those filling the most units:
+// walking from the head, a job is taken whenever the jobs taken so far, it,
+// and some set of the jobs behind it still reach the largest util within
+// (free_now, extra). Shadow utilization, merit and `traceback` play no part.
+// When EASY's own walk fills the most units it returns EASY's set. O(q * n)
+// bit tests on top of the prefix sums of the jobs' two classes.
+LosSelection los_select_queue_order(const LosProblem& problem);
+
 }  // namespace los

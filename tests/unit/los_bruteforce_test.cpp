@@ -156,5 +156,59 @@ TEST(LosBruteForce, ExtraAboveFreeUnitsIsTheSameAsExtraEqualToThem) {
   }
 }
 
+// los_select_queue_order: of the sets filling the most units (sutil and
+// merit ignored), the one whose mask read from job 0 is the largest; and
+// EASY's own walk whenever that walk fills the most.
+TEST(LosBruteForce, QueueOrderSelectionIsTheEarliestSetFillingTheMost) {
+  std::mt19937_64 rng(140014);
+  int differs_from_thesis = 0, easy_is_optimal = 0;
+  for (int n = 0; n < 20000; ++n) {
+    const LosProblem p = random_problem(rng, n % 4);
+    const std::uint32_t count = std::uint32_t{1} << p.jobs.size();
+    std::int64_t best = -1;
+    std::uint32_t expected = 0;
+    for (std::uint32_t mask = 0; mask < count; ++mask) {
+      std::int64_t util = 0, sutil = 0;
+      for (std::size_t i = 0; i < p.jobs.size(); ++i) {
+        if (!(mask >> i & 1U)) continue;
+        util += p.jobs[i].size;
+        sutil += p.jobs[i].ssize;
+      }
+      if (util > p.free_now || sutil > p.extra) continue;
+      if (util > best || (util == best && reversed(mask, p.jobs.size()) > reversed(expected, p.jobs.size()))) {
+        best = util;
+        expected = mask;
+      }
+    }
+    const LosSelection s = los_select_queue_order(p);
+    LosKey reached;
+    for (std::size_t i : s.chosen) {
+      reached.util += p.jobs[i].size;
+      reached.sutil += p.jobs[i].ssize;
+      reached.merit += p.jobs[i].merit;
+    }
+    ASSERT_EQ(reached.util, best) << "instance " << n;
+    ASSERT_EQ(s.key, reached) << "instance " << n;
+    ASSERT_EQ(mask_of(s.chosen), expected) << "instance " << n;
+    if (mask_of(s.chosen) != mask_of(los_select(p).chosen)) ++differs_from_thesis;
+    // EASY's walk: in order, take a job whenever it fits what is left.
+    std::vector<std::size_t> easy;
+    std::int64_t free_left = p.free_now, extra_left = p.extra;
+    for (std::size_t i = 0; i < p.jobs.size(); ++i) {
+      if (p.jobs[i].size > free_left || p.jobs[i].ssize > extra_left) continue;
+      easy.push_back(i);
+      free_left -= p.jobs[i].size;
+      extra_left -= p.jobs[i].ssize;
+    }
+    if (p.free_now - free_left == best) {
+      ++easy_is_optimal;
+      ASSERT_EQ(s.chosen, easy) << "instance " << n;
+    }
+  }
+  // Both cases are exercised: sets other than the thesis's, and EASY's.
+  EXPECT_GT(differs_from_thesis, 1000) << differs_from_thesis;
+  EXPECT_GT(easy_is_optimal, 3000) << easy_is_optimal;
+}
+
 }  // namespace
 }  // namespace los

@@ -342,6 +342,36 @@ TEST(LosPolicy, KeepEasyYieldsOnlyToAStrictGainAboveTheThreshold) {
   EXPECT_EQ(step_once("los:traceback=selected-first:keep=easy", example_snapshot()), (std::set<JobId>{2, 3, 4}));
 }
 
+TEST(LosPolicy, SelectQueueIsEasysSetWhenItFillsTheMost) {
+  // Extra 2. EASY starts the long job 2 in the extra units and job 3 (4
+  // units); the thesis's selection fills as much with less shadow use, {3, 4}.
+  const Snapshot tie = behind_blocked_head(4, {{2, 500}, {2, 10}, {2, 10}});
+  EXPECT_EQ(step_keep("easy", tie), (std::set<JobId>{2, 3}));
+  EXPECT_EQ(step_keep("los", tie), (std::set<JobId>{3, 4}));
+  EXPECT_EQ(step_keep("los:select=queue", tie), (std::set<JobId>{2, 3}));
+  // EASY fills 5 of 6 units ({2, 3}); {2, 4} and {3, 5} fill 6. The queue
+  // order takes job 2 (the earliest), whatever the trace-back rule.
+  const Snapshot gain = behind_blocked_head(6, {{3, 10}, {2, 10}, {3, 10}, {4, 10}});
+  EXPECT_EQ(step_keep("easy", gain), (std::set<JobId>{2, 3}));
+  EXPECT_EQ(step_keep("los:traceback=selected-first", gain), (std::set<JobId>{3, 5}));
+  EXPECT_EQ(step_keep("los:traceback=selected-first:select=queue", gain), (std::set<JobId>{2, 4}));
+  EXPECT_EQ(make_policy("los:select=thesis")->name(), "los");
+}
+
+TEST(LosPolicy, KeepShortStartsEasysJobsThatEndByTheShadowFirst) {
+  // EASY starts {2, 3} (5 of 6 units, both end by the shadow time); the
+  // selection {2, 4}. keep=short starts EASY's two, leaving 1 unit.
+  const Snapshot s = behind_blocked_head(6, {{3, 10}, {2, 10}, {3, 10}});
+  EXPECT_EQ(step_keep("los", s), (std::set<JobId>{2, 4}));
+  EXPECT_EQ(step_keep("los:keep=short", s), (std::set<JobId>{2, 3}));
+  // EASY starts the long job 2 (in the extra units) and job 3; only job 3
+  // ends by the shadow time, so the selection gets the 3 units left and the
+  // extra: job 4 fills them, job 2 does not start.
+  const Snapshot l = behind_blocked_head(6, {{2, 500}, {3, 10}, {3, 10}});
+  EXPECT_EQ(step_keep("easy", l), (std::set<JobId>{2, 3}));
+  EXPECT_EQ(step_keep("los:keep=short", l), (std::set<JobId>{3, 4}));
+}
+
 TEST(LosPolicy, AdmissibleWindowSkipsJobsTheReservationForbids) {
   // Job 2 (3 units past the shadow time, extra 2) can never start; with
   // C = 3 it takes a window place under window=fit, so job 5 is left out.

@@ -20,7 +20,8 @@ const char* const kVariants[] = {"los",
                                  "los-maxsd",
                                  "los:traceback=selected-first",
                                  "los:head=once",
-                                 "los-maxsd:traceback=selected-first:lookahead=10"};
+                                 "los-maxsd:traceback=selected-first:lookahead=10",
+                                 "los:gate=fit:keep=short:rest=easy:select=queue"};
 
 void check_trace(double load) {
   const std::vector<std::string> traces = test::shared_traces();

@@ -1,0 +1,94 @@
+#!/usr/bin/env python3
+"""Counts and tables for scripts/results/los-issue14.sh.
+
+Usage: los_issue14_report.py OUT_DIR [--table]
+Reads OUT_DIR/*.json (los-sim --format json, EASY first) and prints, per
+policy and per group (Lublin, shared traces), how many workloads it is
+significantly better / worse than EASY on / undecided (90% CI of the
+easy - policy mean bounded slowdown), and its lowest mean; --table adds
+one row per workload. Replicated runs (NAME+DELTA.json, los-issue14.sh with
+DELTAS) are counted one by one, and then per workload across replicates:
+the mean of the replicates' means with a 90% Student-t CI over them.
+"""
+import glob
+import json
+import math
+import os
+import sys
+
+
+def cell(d):
+    mark = "**" if d["ci90_low"] > 0 else ("*" if d["ci90_high"] < 0 else "")
+    return f"{mark}{d['mean']:,.1f}{mark} [{d['ci90_low']:,.1f}, {d['ci90_high']:,.1f}]"
+
+
+def main():
+    out = sys.argv[1]
+    rows = []
+    for path in sorted(glob.glob(os.path.join(out, "*.json"))):
+        with open(path) as f:
+            runs = json.load(f)
+        rows.append((os.path.basename(path)[:-5], runs))
+    policies = [r["policy"] for r in rows[0][1][1:]] if rows else []
+    for group in ("lublin", "traces"):
+        sel = [(n, r) for n, r in rows if n.startswith("lublin-") == (group == "lublin")]
+        if not sel:
+            continue
+        print(f"\n{group}: {len(sel)} workloads\n")
+        print("| design | better | worse | undecided | lowest mean (where) |\n|---|---|---|---|---|")
+        for i, p in enumerate(policies):
+            b = w = u = 0
+            low = None
+            for n, r in sel:
+                d = r[i + 1]["vs_baseline"]["bsld"]
+                if d["ci90_low"] > 0:
+                    b += 1
+                elif d["ci90_high"] < 0:
+                    w += 1
+                else:
+                    u += 1
+                if low is None or d["mean"] < low[0]:
+                    low = (d["mean"], n)
+            print(f"| `{p}` | {b} | {w} | {u} | {low[0]:,.1f} ({low[1]}) |")
+        if "--table" in sys.argv:
+            print("\n| workload | bsld(easy) | " + " | ".join(f"`{p}`" for p in policies) + " |")
+            print("|---|---|" + "---|" * len(policies))
+            for n, r in sel:
+                print(f"| {n} | {r[0]['mean_bsld']:,.1f} | "
+                      + " | ".join(cell(x["vs_baseline"]["bsld"]) for x in r[1:]) + " |")
+    replicated(out)
+
+
+T95 = {1: 6.314, 2: 2.920, 3: 2.353, 4: 2.132, 5: 2.015, 6: 1.943, 7: 1.895, 8: 1.860, 9: 1.833}
+
+
+def replicated(out):
+    groups = {}
+    for path in sorted(glob.glob(os.path.join(out, "*+*.json"))):
+        name = os.path.basename(path)[:-5].rsplit("+", 1)[0]
+        with open(path) as f:
+            groups.setdefault(name, []).append(json.load(f))
+    if not groups:
+        return
+    policies = [r["policy"] for r in next(iter(groups.values()))[0][1:]]
+    print(f"\nacross replicates (mean of the replicates' easy - policy means, 90% t CI over them)\n")
+    print("| workload | replicates | " + " | ".join(f"`{p}`" for p in policies) + " |")
+    print("|---|---|" + "---|" * len(policies))
+    counts = [[0, 0, 0] for _ in policies]
+    for name, runs in sorted(groups.items()):
+        cells = []
+        for i in range(len(policies)):
+            xs = [r[i + 1]["vs_baseline"]["bsld"]["mean"] for r in runs]
+            m = sum(xs) / len(xs)
+            half = T95[len(xs) - 1] * math.sqrt(sum((x - m) ** 2 for x in xs) / (len(xs) - 1) / len(xs))
+            d = {"mean": m, "ci90_low": m - half, "ci90_high": m + half}
+            counts[i][0 if d["ci90_low"] > 0 else (1 if d["ci90_high"] < 0 else 2)] += 1
+            cells.append(cell(d))
+        print(f"| {name} | {len(runs)} | " + " | ".join(cells) + " |")
+    print("\n| design | better | worse | undecided (across replicates) |\n|---|---|---|---|")
+    for p, c in zip(policies, counts):
+        print(f"| `{p}` | {c[0]} | {c[1]} | {c[2]} |")
+
+
+if __name__ == "__main__":
+    main()
