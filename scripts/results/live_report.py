@@ -1,0 +1,178 @@
+#!/usr/bin/env python3
+"""docs/results/live.md from the runs of scripts/results/live.sh.
+
+live_report.py DATA_DIR COMPRESS JOBS SKIP LOAD TUNED > live.md
+
+DATA_DIR holds SCHEDULER-rN.json (los-sim replay --format json) and the
+SCHEDULER-rN.{live,pred,as-run}.swf schedules of every run.
+"""
+import glob
+import json
+import math
+import os
+import re
+import statistics
+import sys
+
+data, compress, njobs, skip, load, tuned = sys.argv[1:7]
+C = float(compress)
+ORDER = ["backfill", "backfill-tuned", "easy", "conservative", "los", "tabu"]
+LABEL = {
+    "backfill": "sched/backfill (default)",
+    "backfill-tuned": "sched/backfill (tuned)",
+    "easy": "sched/los easy",
+    "conservative": "sched/los conservative",
+    "los": "sched/los los",
+    "tabu": "sched/los tabu",
+}
+# Student t, 90% two-sided, by degrees of freedom.
+T90 = {1: 6.314, 2: 2.920, 3: 2.353, 4: 2.132, 5: 2.015, 6: 1.943, 7: 1.895, 8: 1.860, 9: 1.833}
+
+
+def swf(path):
+    rows = {}
+    for line in open(path):
+        if line.startswith(";") or not line.strip():
+            continue
+        f = line.split()
+        rows[int(f[0])] = dict(submit=int(f[1]), wait=int(f[2]), run=int(f[3]), size=int(f[4]), est=int(f[8]))
+    return rows
+
+
+def ci(values, digits):
+    """mean ± 90% half-width over the repeats (the mean alone for one run)."""
+    m = statistics.mean(values)
+    if len(values) < 2:
+        return f"{m:.{digits}f}"
+    h = T90.get(len(values) - 1, 1.645) * statistics.stdev(values) / math.sqrt(len(values))
+    return f"{m:.{digits}f} ± {h:.{digits}f}"
+
+
+def metrics(result):
+    return result["mean_wait_s"], result["mean_bsld"], result["utilization"]
+
+
+def latencies(base):
+    """Per run, in real seconds: run-time inflation (live run minus the trace's
+    run time) and reaction (start minus the later of the job's submission and
+    the last end at or before its start, the event that can have let it start)."""
+    live, pred = swf(base + ".live.swf"), swf(base + ".pred.swf")
+    inflation = [(live[i]["run"] - pred[i]["run"]) / C for i in live if live[i]["run"] < live[i]["est"]]
+    ends = sorted(l["submit"] + l["wait"] + l["run"] for l in live.values())
+    reaction = []
+    for l in live.values():
+        start = l["submit"] + l["wait"]
+        freed = max([l["submit"]] + [e for e in ends if e <= start])
+        reaction.append((start - freed) / C)
+    return inflation, reaction
+
+
+runs = {}
+for path in sorted(glob.glob(os.path.join(data, "*-r*.json"))):
+    m = re.match(r"(.+)-r(\d+)\.json$", os.path.basename(path))
+    doc = json.load(open(path))
+    runs.setdefault(m.group(1), []).append((path[: -len(".json")], doc))
+schedulers = [s for s in ORDER if s in runs] + sorted(s for s in runs if s not in ORDER)
+counts = sorted({len(v) for v in runs.values()})
+first = next(iter(runs.values()))[0][1] if runs else None
+
+out = []
+w = out.append
+w("# Live: sched/los and Slurm's sched/backfill on a real cluster, and the simulator held to it")
+w("")
+w("Regenerate (as root, after a build with the plugin; about 4 minutes per run):")
+w("")
+w("```")
+w("scripts/results/live.sh            # LIVE_REPEATS=3 by default: 6 schedulers x 3 runs")
+w("```")
+w("")
+w(f"The workload: jobs {int(skip) + 1}-{int(skip) + int(njobs)} of SDSC-SP2 (`--skip {skip} --jobs {njobs}`, "
+  f"after los-sim's cleaning), sizes scaled from 128 to 32 nodes, arrivals rescaled to offered load {load}, "
+  f"replayed by `los-sim replay --compress {C:g}` on a local 32-node Slurm 22.05 cluster "
+  "(`tests/cluster/cluster.sh`: one slurmctld and 32 slurmd on this 2-core host, select/linear, "
+  "sleep jobs). Every run submits the same 300 jobs at the same (compressed) times; Slurm's records give "
+  "each job's submit, start and end, in whole seconds.")
+w("")
+w(f"Runs per scheduler in this page: {', '.join(map(str, counts))}. Figures are the mean over the runs "
+  "± the half-width of a 90% confidence interval (Student t over the runs); a single run shows its value alone.")
+w("")
+w("## Compression and what it does to the jobs")
+w("")
+w(f"One real second is {C:g} workload seconds. The segment's arrivals span about "
+  f"{(max(j['submit'] for j in swf(runs[schedulers[0]][0][0] + '.pred.swf').values()) / C):.0f} real seconds "
+  "and a run lasts 3-4 minutes. The price:")
+w("")
+w(f"- **Time limits.** Slurm's limits are whole minutes: a job's limit is ceil(estimate / {C:g} / 60) "
+  f"minutes, i.e. a multiple of {60 * C:g} workload seconds (16.7 h). On this segment almost every job gets "
+  "1 minute and the rest 2: the users' estimates are all but erased, for the live schedulers and for the "
+  "prediction alike (los-sim replay predicts with the limits as submitted). What remains to tell the "
+  "policies apart is the sizes, the order and the few 2-minute jobs. Keeping SDSC-SP2's estimates needs "
+  "C <= 60, i.e. runs of about an hour for 300 jobs.")
+w(f"- **Whole seconds.** Slurm records times in whole seconds: every live time is a multiple of {C:g} "
+  "workload seconds, and any real latency (the launch of a job, the report of its end, the scheduler's "
+  f"reaction) is multiplied by {C:g}.")
+w("")
+w("## Against Slurm's scheduler")
+w("")
+w("Live outcome per scheduler (workload seconds; bounded slowdown with a 10 s bound). sched/backfill tuned: "
+  f"`SchedulerParameters={tuned}` (at {C:g}x, the default bf_interval of 30 s is 8 workload hours and "
+  "bf_resolution 60 s is 17; bf_window covers the longest limit, 2 minutes). The prediction column is "
+  "los-sim on exactly the jobs as submitted, with the policy named (easy for sched/backfill, its nearest).")
+w("")
+w("| scheduler | runs | mean wait (s) | bounded slowdown | utilization | predicted mean wait | predicted bsld |")
+w("|---|---|---|---|---|---|---|")
+for s in schedulers:
+    live = [metrics(d["results"][1]) for _, d in runs[s]]
+    pred = [metrics(d["results"][0]) for _, d in runs[s]]
+    w(f"| {LABEL.get(s, s)} | {len(live)} | {ci([x[0] for x in live], 0)} | {ci([x[1] for x in live], 2)} | "
+      f"{ci([x[2] for x in live], 3)} | {ci([x[0] for x in pred], 0)} | {ci([x[1] for x in pred], 2)} |")
+w("")
+w("## The simulator held to the live run")
+w("")
+w("Error of the live run against the prediction, in percent (live minus predicted, over predicted), split in "
+  "two by the \"as run\" prediction (the same policy on the same jobs with the run times the jobs had live, "
+  "end minus start as Slurm recorded them): *as run vs predicted* is what the longer live run times alone "
+  "change; *live vs as run* is what is left, the live scheduler's own doing (its reaction to events, its "
+  "decisions).")
+w("")
+w("| scheduler | policy predicted | wait: live vs predicted | wait: as run vs predicted | wait: live vs as run "
+  "| bsld: live vs predicted | bsld: live vs as run | killed at limit |")
+w("|---|---|---|---|---|---|---|---|")
+for s in schedulers:
+    docs = [d for _, d in runs[s]]
+    def err(d, a, b, k):
+        va, vb = d["results"][a][k], d["results"][b][k]
+        return 100.0 * (va - vb) / vb if vb else 0.0
+    wp = [err(d, 1, 0, "mean_wait_s") for d in docs]
+    wa = [err(d, 2, 0, "mean_wait_s") for d in docs]
+    wl = [err(d, 1, 2, "mean_wait_s") for d in docs]
+    bp = [err(d, 1, 0, "mean_bsld") for d in docs]
+    bl = [err(d, 1, 2, "mean_bsld") for d in docs]
+    killed = [d["replay"]["killed_at_limit"] for d in docs]
+    w(f"| {LABEL.get(s, s)} | {docs[0]['replay']['prediction_policy']} | {ci(wp, 1)} | {ci(wa, 1)} | {ci(wl, 1)} | "
+      f"{ci(bp, 1)} | {ci(bl, 1)} | {ci(killed, 1)} |")
+w("")
+w("### Where the error comes from: the latencies, measured")
+w("")
+w("From each run's live schedule (`SCHEDULER-rN.live.swf`, Slurm's records), in **real** seconds "
+  f"(x {C:g} for workload seconds). *Run-time inflation*: a job's recorded end minus start minus its sleep, "
+  "over the jobs not ended by their limit: the launch (slurmctld to slurmd to slurmstepd to the batch shell "
+  "to sleep) and the report of the end, blurred by the whole-second records (the recorded difference of two "
+  "whole-second times is off by up to 1 s either way). *Reaction*: a job's start minus the later of its "
+  "submission and the last end at or before its start, i.e. how long after the event that could have "
+  "started it the scheduler started it (0 for most jobs: they start in the same second); a job that waited "
+  "for a later event than the last end shows up too, so the tail mixes scheduling decisions with latency.")
+w("")
+w("| scheduler | run-time inflation mean (s) | inflation p90 (s) | reaction mean (s) | reaction p50 (s) | reaction p90 (s) |")
+w("|---|---|---|---|---|---|")
+for s in schedulers:
+    inf, rea = [], []
+    for base, _ in runs[s]:
+        a, b = latencies(base)
+        inf += a
+        rea += b
+    q = lambda v, p: sorted(v)[min(len(v) - 1, int(p * len(v)))]
+    w(f"| {LABEL.get(s, s)} | {statistics.mean(inf):.2f} | {q(inf, 0.9):.0f} | {statistics.mean(rea):.2f} | "
+      f"{q(rea, 0.5):.0f} | {q(rea, 0.9):.0f} |")
+w("")
+print("\n".join(out))
