@@ -53,18 +53,10 @@ def metrics(result):
 
 
 def latencies(base):
-    """Per run, in real seconds: run-time inflation (live run minus the trace's
-    run time) and reaction (start minus the later of the job's submission and
-    the last end at or before its start, the event that can have let it start)."""
+    """Run-time inflation per job, real seconds: the live run (Slurm's records)
+    minus the trace's run time, over the jobs not ended by their limit."""
     live, pred = swf(base + ".live.swf"), swf(base + ".pred.swf")
-    inflation = [(live[i]["run"] - pred[i]["run"]) / C for i in live if live[i]["run"] < live[i]["est"]]
-    ends = sorted(l["submit"] + l["wait"] + l["run"] for l in live.values())
-    reaction = []
-    for l in live.values():
-        start = l["submit"] + l["wait"]
-        freed = max([l["submit"]] + [e for e in ends if e <= start])
-        reaction.append((start - freed) / C)
-    return inflation, reaction
+    return [(live[i]["run"] - pred[i]["run"]) / C for i in live if live[i]["run"] < live[i]["est"]]
 
 
 runs = {}
@@ -154,25 +146,33 @@ for s in schedulers:
 w("")
 w("### Where the error comes from: the latencies, measured")
 w("")
-w("From each run's live schedule (`SCHEDULER-rN.live.swf`, Slurm's records), in **real** seconds "
-  f"(x {C:g} for workload seconds). *Run-time inflation*: a job's recorded end minus start minus its sleep, "
-  "over the jobs not ended by their limit: the launch (slurmctld to slurmd to slurmstepd to the batch shell "
-  "to sleep) and the report of the end, blurred by the whole-second records (the recorded difference of two "
-  "whole-second times is off by up to 1 s either way). *Reaction*: a job's start minus the later of its "
-  "submission and the last end at or before its start, i.e. how long after the event that could have "
-  "started it the scheduler started it (0 for most jobs: they start in the same second); a job that waited "
-  "for a later event than the last end shows up too, so the tail mixes scheduling decisions with latency.")
+w("In **real** seconds (x %g for workload seconds). *Run-time inflation*, from each run's live schedule "
+  "(Slurm's job records): a job's recorded end minus start minus its sleep, over the jobs not ended by their "
+  "limit: the launch (slurmctld to slurmd to slurmstepd to the batch shell to sleep) and the report of the end, "
+  "blurred by the whole-second records (the difference of two whole-second times is off by up to 1 s either "
+  "way; short sleeps often record 0). *Event to start*, from slurmctld's log (millisecond times, "
+  "`scripts/results/live_latency.py`): for every submission or completion followed by a job start within "
+  "1.5 s, the time to that start: how long an event waits for the cycle that acts on it." % C)
 w("")
-w("| scheduler | run-time inflation mean (s) | inflation p90 (s) | reaction mean (s) | reaction p50 (s) | reaction p90 (s) |")
-w("|---|---|---|---|---|---|")
+w("| scheduler | run-time inflation mean (s) | inflation p90 (s) | event to start: runs | mean (s) | p50 (s) | p90 (s) |")
+w("|---|---|---|---|---|---|---|")
 for s in schedulers:
-    inf, rea = [], []
+    inf, lat = [], []
     for base, _ in runs[s]:
-        a, b = latencies(base)
-        inf += a
-        rea += b
+        inf += latencies(base)
+        if os.path.exists(base + ".latency.json"):
+            lat.append(json.load(open(base + ".latency.json"))["event_to_next_start_s"])
     q = lambda v, p: sorted(v)[min(len(v) - 1, int(p * len(v)))]
-    w(f"| {LABEL.get(s, s)} | {statistics.mean(inf):.2f} | {q(inf, 0.9):.0f} | {statistics.mean(rea):.2f} | "
-      f"{q(rea, 0.5):.0f} | {q(rea, 0.9):.0f} |")
+    if lat:
+        n = sum(x["count"] for x in lat)
+        mean = sum(x["mean"] * x["count"] for x in lat) / n
+        lat_cells = f"{len(lat)} | {mean:.2f} | {statistics.mean(x['p50'] for x in lat):.2f} | " \
+                    f"{statistics.mean(x['p90'] for x in lat):.2f}"
+    else:
+        lat_cells = "0 | | |"
+    w(f"| {LABEL.get(s, s)} | {statistics.mean(inf):.2f} | {q(inf, 0.9):.0f} | {lat_cells} |")
 w("")
+discussion = os.path.join(os.path.dirname(os.path.abspath(__file__)), "live_discussion.md")
+if os.path.exists(discussion):
+    out.append(open(discussion).read().rstrip("\n"))
 print("\n".join(out))
