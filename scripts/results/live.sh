@@ -18,7 +18,7 @@
 # A run of the whole matrix: schedulers x repeats x ~4 min (~75 min for the
 # defaults). Runs repeat by repeat (every scheduler once, then again), so an
 # interrupted matrix still has whole repeats; each run's outcome is kept in
-# docs/results/live/data/SCHEDULER-rN.{json,live.swf,pred.swf,as-run.swf}
+# docs/results/live/data/SCHEDULER-rN.{json,latency.json,live.swf,pred.swf,as-run.swf}
 # (a rerun overwrites the runs it makes, keeps the others).
 # Needs: root, Slurm (slurmctld, slurmd), a build with the plugin, python3,
 # the shared traces in ../shared/traces (or LOS_TRACES=DIR). The cluster
@@ -76,6 +76,10 @@ run_one() (
     --out "$base.live.swf" --prediction-out "$base.pred.swf" --as-run-out "$base.as-run.swf" \
     "$trace" >"$base.json.tmp" 2>"$base.err" || fail "replay $sched run $rep failed: $(tail -3 "$base.err")"
   mv "$base.json.tmp" "$base.json"
+  [ -s "$base.err" ] || rm -f "$base.err"
+  # The scheduler's reaction to submissions and completions, from slurmctld's
+  # log (millisecond times; Slurm's job records have whole seconds).
+  python3 "$root/scripts/results/live_latency.py" "$CLUSTER_DIR/slurmctld.log" >"$base.latency.json"
 )
 
 if [[ "${LIVE_REPORT_ONLY:-0}" != 1 ]]; then
