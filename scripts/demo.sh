@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # The README's main command. On a fresh Debian 12 machine, as root: installs
 # the dependencies (Slurm included) and the Slurm source the plugin compiles
-# against, builds LOS with the sched/los plugin, then runs the live demo: a
-# real 32-node Slurm cluster on this host scheduled by sched/los + losd,
-# replaying a generated 60-job workload 60x faster than trace time (about
-# five minutes), with a summary from Slurm's own records. Nothing is left
-# running afterwards. Arguments go to scripts/live-demo.sh (--policy, ...).
+# against, builds LOS with the sched/los plugin, then shows what LOS is for
+# (scripts/live-compare.sh): 150 jobs of the SDSC-SP2 trace at high load on a
+# real 32-node Slurm cluster on this host, first under Slurm's own
+# sched/backfill, then under sched/los + losd with the policy los-sim predicts
+# best for them, beside los-sim's prediction, with the difference and a
+# terminal plot of the waits (about five minutes after the build). Nothing is
+# left running afterwards. Arguments go to scripts/live-compare.sh (--help).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/build.sh
 echo
-exec scripts/live-demo.sh "$@"
+exec scripts/live-compare.sh "$@"

@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# Regenerates docs/results/live.md: one 300-job segment of SDSC-SP2 (sizes
+# scaled to 32 nodes, arrivals rescaled to load 0.9) replayed with
+# `los-sim replay` on a real local 32-node Slurm cluster (tests/cluster/cluster.sh)
+# under Slurm's own sched/backfill (default parameters, and tuned) and under
+# sched/los + losd with easy, conservative, los and tabu, each REPEATS times;
+# per scheduler the live mean wait, bounded slowdown and utilization with 90%
+# confidence intervals over the repeats, and per sched/los policy the error of
+# the live run against los-sim's prediction and where it comes from.
+#
+# Usage: scripts/results/live.sh [BUILD_DIR]   (default: build)
+# Settings (environment, with their defaults):
+#   LIVE_REPEATS=3         runs per scheduler (the confidence intervals need 2+)
+#   LIVE_COMPRESS=1000     workload seconds per real second (one run ~3-4 min)
+#   LIVE_SKIP=10000 LIVE_JOBS=300 LIVE_LOAD=0.9   the segment and its load
+#   LIVE_SCHEDULERS="backfill backfill-tuned easy conservative los tabu"
+#   LIVE_REPORT_ONLY=1     rewrite the page from the data already in docs/results/live/
+# A run of the whole matrix: schedulers x repeats x ~4 min (~75 min for the
+# defaults). Runs repeat by repeat (every scheduler once, then again), so an
+# interrupted matrix still has whole repeats; each run's outcome is kept in
+# docs/results/live/data/SCHEDULER-rN.{json,latency.json,live.swf,pred.swf,as-run.swf}
+# (a rerun overwrites the runs it makes, keeps the others).
+# Needs: root, Slurm (slurmctld, slurmd), a build with the plugin, python3,
+# the shared traces in ../shared/traces (or LOS_TRACES=DIR). The cluster
+# daemons and the replay run at nice 10.
+set -euo pipefail
+
+root="$(cd "$(dirname "$0")/../.." && pwd)"
+build="$(cd "${1:-$root/build}" && pwd)"
+sim="$build/bin/los-sim"
+traces="${LOS_TRACES:-$root/../shared/traces}"
+trace="$traces/SDSC-SP2-1998-4.2-cln.swf.gz"
+repeats="${LIVE_REPEATS:-3}"
+compress="${LIVE_COMPRESS:-1000}"
+skip="${LIVE_SKIP:-10000}"
+njobs="${LIVE_JOBS:-300}"
+load="${LIVE_LOAD:-0.9}"
+schedulers="${LIVE_SCHEDULERS:-backfill backfill-tuned easy conservative los tabu}"
+nodes=32
+out="$root/docs/results/live"
+data="$out/data"
+# sched/backfill as a site would tune it for these jobs. Time is compressed
+# 1000x: the default bf_interval (30 s) is 8 h of workload time and
+# bf_resolution (60 s) 17 h, so both go to 1 s; bf_window (minutes) covers the
+# longest time limit (2 min) with room; bf_continue goes on after a lock release.
+tuned="bf_continue,bf_interval=1,bf_resolution=1,bf_window=5"
+
+[[ -x "$sim" ]] || { echo "live.sh: $sim not found: build first" >&2; exit 1; }
+[[ -f "$build/lib/sched_los.so" ]] || { echo "live.sh: $build/lib/sched_los.so not found: build with the plugin" >&2; exit 1; }
+[[ -f "$trace" ]] || { echo "live.sh: missing trace $trace" >&2; exit 1; }
+command -v python3 >/dev/null || { echo "live.sh: python3 not found" >&2; exit 1; }
+[[ "$repeats" =~ ^[1-9][0-9]*$ ]] || { echo "live.sh: LIVE_REPEATS must be a positive integer" >&2; exit 2; }
+mkdir -p "$data"
+renice -n 10 $$ >/dev/null  # the cluster daemons and the replay inherit it
+
+# One live run: SCHEDULER REPEAT -> $data/SCHEDULER-rREPEAT.*; in a subshell,
+# so that the cluster (its EXIT trap) is gone when it returns.
+# shellcheck disable=SC2034  # the CLUSTER_* settings are read by cluster.sh
+run_one() (
+  local sched=$1 rep=$2 base="$data/$1-r$2" predict
+  export LOS_BUILD_DIR="$build"
+  export LOS_CLUSTER_KEEP="${LOS_CLUSTER_KEEP:-/tmp/los-live-keep}"
+  CLUSTER_NAME=live
+  CLUSTER_PARTITION_STATE=UP
+  # shellcheck source=../../tests/cluster/cluster.sh
+  source "$root/tests/cluster/cluster.sh"
+  case "$sched" in
+    # Slurm refuses an empty SchedulerParameters=: bf_interval=30 is its default.
+    backfill) CLUSTER_SCHEDULER=sched/backfill; cluster_up $nodes "bf_interval=30"; predict=easy ;;
+    backfill-tuned) CLUSTER_SCHEDULER=sched/backfill; cluster_up $nodes "$tuned"; predict=easy ;;
+    *) cluster_up_decided_by losd "$sched" $nodes; predict=$sched ;;
+  esac
+  log "run $rep: $sched ($njobs jobs, x$compress)"
+  "$sim" replay --quiet --compress "$compress" --poll 1 --cluster-nodes $nodes --name "live-$sched" \
+    --jobs "$njobs" --skip "$skip" --load "$load" --policy "$predict" --format json \
+    --out "$base.live.swf" --prediction-out "$base.pred.swf" --as-run-out "$base.as-run.swf" \
+    "$trace" >"$base.json.tmp" 2>"$base.err" || fail "replay $sched run $rep failed: $(tail -3 "$base.err")"
+  mv "$base.json.tmp" "$base.json"
+  [ -s "$base.err" ] || rm -f "$base.err"
+  # The scheduler's reaction to submissions and completions, from slurmctld's
+  # log (millisecond times; Slurm's job records have whole seconds).
+  python3 "$root/scripts/results/live_latency.py" "$CLUSTER_DIR/slurmctld.log" >"$base.latency.json"
+)
+
+if [[ "${LIVE_REPORT_ONLY:-0}" != 1 ]]; then
+  for rep in $(seq 1 "$repeats"); do
+    for sched in $schedulers; do
+      t0=$SECONDS
+      run_one "$sched" "$rep" || { echo "live.sh: $sched run $rep failed (logs in ${LOS_CLUSTER_KEEP:-/tmp/los-live-keep})" >&2; exit 1; }
+      echo "live.sh: $sched run $rep done in $((SECONDS - t0)) s" >&2
+    done
+  done
+fi
+
+python3 "$root/scripts/results/live_report.py" "$data" "$compress" "$njobs" "$skip" "$load" "$tuned" \
+  >"$root/docs/results/live.md"
+echo "live.sh: wrote docs/results/live.md" >&2
