@@ -114,7 +114,9 @@ void los_cycle_saw(struct los_cycle* cy, struct los_update_stamps stamps, time_t
 }
 
 static int changed_since_last_cycle(struct los_cycle* cy, struct los_update_stamps stamps, time_t now_s) {
-  if (stamps.job != cy->seen.job || stamps.node != cy->seen.node || stamps.part != cy->seen.part) return 1;
+  if (stamps.job != cy->seen.job || stamps.node != cy->seen.node || stamps.part != cy->seen.part ||
+      stamps.job_events != cy->seen.job_events)
+    return 1;
   /* The stamps have 1-second resolution: a change later in the second the
    * snapshot saw (a node finishing its epilog right after the job's
    * completion) leaves them equal. Once that second is over, look again. */

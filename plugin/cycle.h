@@ -85,6 +85,10 @@ struct los_cycle_ops {
 /* The scheduler's update stamps (slurmctld: last_job/node/part_update). */
 struct los_update_stamps {
   time_t job, node, part;
+  /* jobs submitted + completed + cancelled + failed since slurmctld started
+   * (its diag counters): a submission or an end in the very second of the
+   * last snapshot leaves the whole-second stamps equal but moves this */
+  uint64_t job_events;
 };
 
 /* A job Slurm refused to start: left out of the snapshots until `until`. */

@@ -925,7 +925,9 @@ static const struct los_cycle_ops slurmctld_ops = {
 /* Read without the locks as sched/backfill's _more_work() does: a stale
  * read only delays the cycle by one poll. */
 static struct los_update_stamps update_stamps(void) {
-  struct los_update_stamps s = {last_job_update, last_node_update, last_part_update};
+  const diag_stats_t* d = &slurmctld_diag_stats;
+  struct los_update_stamps s = {last_job_update, last_node_update, last_part_update,
+                                (uint64_t)d->jobs_submitted + d->jobs_completed + d->jobs_canceled + d->jobs_failed};
   return s;
 }
 

@@ -538,24 +538,30 @@ TEST(PluginCycle, LosdAnsweringAgainEndsTheFallbackEpisode) {
 TEST(PluginCycle, ACycleIsDueOnChangesTheIntervalAReconnectOrLosdsWakeup) {
   Cycle cy;
   cy.c.conn.next_attempt_ms = 1000;
-  los_cycle_saw(&cy.c, {10, 10, 10}, 20);
-  EXPECT_FALSE(los_cycle_due(&cy.c, {10, 10, 10}, 0, 100, 21));
-  EXPECT_TRUE(los_cycle_due(&cy.c, {11, 10, 10}, 0, 100, 21));      // a job changed
-  EXPECT_TRUE(los_cycle_due(&cy.c, {10, 10, 12}, 0, 100, 21));      // a partition changed
-  EXPECT_TRUE(los_cycle_due(&cy.c, {10, 10, 10}, 100, 100, 21));    // the interval passed
-  EXPECT_TRUE(los_cycle_due(&cy.c, {10, 10, 10}, 1000, 2000, 21));  // a reconnect to losd is due
+  los_cycle_saw(&cy.c, {10, 10, 10, 0}, 20);
+  EXPECT_FALSE(los_cycle_due(&cy.c, {10, 10, 10, 0}, 0, 100, 21));
+  EXPECT_TRUE(los_cycle_due(&cy.c, {11, 10, 10, 0}, 0, 100, 21));      // a job changed
+  EXPECT_TRUE(los_cycle_due(&cy.c, {10, 10, 12, 0}, 0, 100, 21));      // a partition changed
+  EXPECT_TRUE(los_cycle_due(&cy.c, {10, 10, 10, 0}, 100, 100, 21));    // the interval passed
+  EXPECT_TRUE(los_cycle_due(&cy.c, {10, 10, 10, 0}, 1000, 2000, 21));  // a reconnect to losd is due
 
   cy.c.wakeup = 30;  // losd's time slice ends at 30
-  EXPECT_FALSE(los_cycle_due(&cy.c, {10, 10, 10}, 0, 100, 29));
-  EXPECT_TRUE(los_cycle_due(&cy.c, {10, 10, 10}, 0, 100, 30));
+  EXPECT_FALSE(los_cycle_due(&cy.c, {10, 10, 10, 0}, 0, 100, 29));
+  EXPECT_TRUE(los_cycle_due(&cy.c, {10, 10, 10, 0}, 0, 100, 30));
   cy.c.wakeup = 0;
 
   // A stamp from the very second of the snapshot: a later change within that
   // second would not move it, so look once more when the second is over.
-  los_cycle_saw(&cy.c, {20, 10, 10}, 20);
-  EXPECT_FALSE(los_cycle_due(&cy.c, {20, 10, 10}, 0, 100, 20));
-  EXPECT_TRUE(los_cycle_due(&cy.c, {20, 10, 10}, 0, 100, 21));
-  EXPECT_FALSE(los_cycle_due(&cy.c, {20, 10, 10}, 0, 100, 22));  // once
+  los_cycle_saw(&cy.c, {20, 10, 10, 0}, 20);
+  EXPECT_FALSE(los_cycle_due(&cy.c, {20, 10, 10, 0}, 0, 100, 20));
+  EXPECT_TRUE(los_cycle_due(&cy.c, {20, 10, 10, 0}, 0, 100, 21));
+  EXPECT_FALSE(los_cycle_due(&cy.c, {20, 10, 10, 0}, 0, 100, 22));  // once
+
+  // A submission or a job's end in that same second moves the job-event
+  // count: due at once, not when the second is over.
+  los_cycle_saw(&cy.c, {30, 10, 10, 5}, 30);
+  EXPECT_FALSE(los_cycle_due(&cy.c, {30, 10, 10, 5}, 0, 100, 30));
+  EXPECT_TRUE(los_cycle_due(&cy.c, {30, 10, 10, 6}, 0, 100, 30));
 }
 
 }  // namespace

@@ -14,7 +14,8 @@
 #   LIVE_COMPRESS=1000     workload seconds per real second (one run ~3-4 min)
 #   LIVE_SKIP=10000 LIVE_JOBS=300 LIVE_LOAD=0.9   the segment and its load
 #   LIVE_SCHEDULERS="backfill backfill-tuned easy conservative los tabu"
-#   LIVE_REPORT_ONLY=1     rewrite the page from the data already in docs/results/live/
+#   LIVE_REPORT_ONLY=1     rewrite the page from the data of an earlier run on this machine
+#                          (the schedules, *.swf, are derived from the trace and not committed)
 # A run of the whole matrix: schedulers x repeats x ~4 min (~75 min for the
 # defaults). Runs repeat by repeat (every scheduler once, then again), so an
 # interrupted matrix still has whole repeats; each run's outcome is kept in
