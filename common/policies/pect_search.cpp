@@ -551,18 +551,21 @@ void PectSearchPolicy::group_pass(const Waiting& waiting, Time now, std::vector<
   VProfile p = slice_profile(now);
   std::vector<VJob> keep;
   bool head_reserved = false;
+  auto start_planned = [&](const VJob& j) {
+    Job job;
+    job.id = j.id;
+    job.submit = j.submit;
+    job.size = j.size;
+    job.estimate = j.runtime;
+    start(job, c, free_nodes_for(c, j.size), now, out);
+  };
   for (const VJob& j : plan.jobs) {
     if (so_.plan_easy) {
       // EASY over the plan's order: a plan job starts when it fits now
       // without delaying the first one that cannot, which alone is reserved.
       if (free_count_for(c) >= j.size && p.min_free(now, now + j.runtime) >= j.size) {
         p.reserve(now, j.runtime, j.size);
-        Job job;
-        job.id = j.id;
-        job.submit = j.submit;
-        job.size = j.size;
-        job.estimate = j.runtime;
-        start(job, c, free_nodes_for(c, j.size), now, out);
+        start_planned(j);
         continue;
       }
       keep.push_back(j);
@@ -575,12 +578,7 @@ void PectSearchPolicy::group_pass(const Waiting& waiting, Time now, std::vector<
     const Time s = p.earliest(j.size, j.runtime, now);
     p.reserve(s, j.runtime, j.size);
     if (s == now && free_count_for(c) >= j.size) {
-      Job job;
-      job.id = j.id;
-      job.submit = j.submit;
-      job.size = j.size;
-      job.estimate = j.runtime;
-      start(job, c, free_nodes_for(c, j.size), now, out);
+      start_planned(j);
     } else {
       keep.push_back(j);
     }
