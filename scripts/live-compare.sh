@@ -130,7 +130,7 @@ print(f"  of which the live run times alone ('as run': los-sim {best} with each 
       f"mean wait {pct(col(lo, 2)['mean_wait_s'], col(lo, 0)['mean_wait_s']):+.0f} %; live against as run "
       f"{a['mean_wait']:+.0f} %")
 print(f"(one real second is {C:g} workload seconds: the ~0.5 s it takes Slurm to launch and end a job and the "
-      f"up to 1 s a submission or completion waits for sched/los's next cycle count x{C:g}: "
+      f"time a submission or completion waits for the scheduler's next cycle count x{C:g}: "
       "docs/results/live.md measures them)")
 
 # Terminal plot: each job's wait against its submit time, both runs.
