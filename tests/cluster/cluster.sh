@@ -411,12 +411,14 @@ partition_up() { scontrol update PartitionName=batch State=UP || fail "cannot se
 
 # set_queue_order ID...: falling priorities in the order given. The queue
 # order is priority, then submit time: this makes it exactly the given order
-# whatever the priority plugin computes within one second.
+# whatever the priority plugin computes within one second. The last job is
+# set first: a cycle between two updates (sched/los reacts within
+# los_poll_ms) then sees the jobs already set below the ones not yet set,
+# never a later job above an earlier one that has its low value already.
 set_queue_order() {
-  local prio=1000 id
-  for id in "$@"; do
-    scontrol update JobId="$id" Priority=$prio || fail "cannot set priority of $id"
-    prio=$((prio - 10))
+  local ids=("$@") i
+  for ((i = ${#ids[@]} - 1; i >= 0; i--)); do
+    scontrol update JobId="${ids[i]}" Priority=$((1000 - 10 * i)) || fail "cannot set priority of ${ids[i]}"
   done
 }
 
