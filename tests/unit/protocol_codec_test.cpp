@@ -123,7 +123,8 @@ TEST(ProtocolCodec, RunningJobFlagsCarrySuspendedAndMigratable) {
       SnapshotMessage m = sample_snapshot();
       m.partitions[0].running[0].suspended = susp;
       m.partitions[0].running[0].job.migratable = mig;
-      const RunningJob& r = decode_snapshot(payload_of(encode(m))).partitions[0].running[0];
+      const SnapshotMessage d = decode_snapshot(payload_of(encode(m)));
+      const RunningJob& r = d.partitions[0].running[0];
       EXPECT_EQ(r.suspended, susp);
       EXPECT_EQ(r.job.migratable, mig);
     }
