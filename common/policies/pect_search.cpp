@@ -623,6 +623,7 @@ void PectSearchPolicy::group_pass(const Waiting& waiting, Time now, std::vector<
 }
 
 void PectSearchPolicy::leave_plans(const std::vector<Decision>& decisions) {
+  if (std::none_of(plans_.begin(), plans_.end(), [](const auto& pl) { return pl && !pl->jobs.empty(); })) return;
   std::unordered_set<JobId> started;
   for (const Decision& d : decisions) {
     if (d.kind == Decision::Kind::Start) started.insert(d.job);
