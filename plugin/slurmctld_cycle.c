@@ -159,19 +159,31 @@ static uint32_t array_tasks_allowed(const job_record_t* job) {
   return n;
 }
 
-/* The size losd plans with, and what the start allocates (select/linear,
- * whole nodes): the job's minimum node count, or more when its CPU count
- * (-n without -N) needs more nodes of the partition's smallest. */
-static uint32_t job_size(const job_record_t* job, const part_record_t* part) {
-  uint32_t n = job->details->min_nodes ? job->details->min_nodes : 1;
+/* The CPUs of the partition's smallest node; 0 when none is known. A loop
+ * over every node record: once per partition view, not once per job (at
+ * 10,000 nodes, per job it cost ~70 us, docs/benchmarks.md issue 17). */
+static uint32_t part_min_cpus(const part_record_t* part) {
   uint32_t cpn = 0;
   node_record_t* node;
-  if (!part || !part->node_bitmap) return n;
+  if (!part || !part->node_bitmap) return 0;
   for (int i = 0; (node = next_node(&i)); ++i)
     if (bit_test(part->node_bitmap, node->index) && node->cpus && (!cpn || node->cpus < cpn)) cpn = node->cpus;
+  return cpn;
+}
+
+/* The size losd plans with, and what the start allocates (select/linear,
+ * whole nodes): the job's minimum node count, or more when its CPU count
+ * (-n without -N) needs more nodes of the partition's smallest, of cpn CPUs
+ * (part_min_cpus(); 0: unknown). */
+static uint32_t job_size_in(const job_record_t* job, uint32_t cpn) {
+  uint32_t n = job->details->min_nodes ? job->details->min_nodes : 1;
   if (cpn && job->details->min_cpus != NO_VAL && job->details->min_cpus > n * cpn)
     n = (job->details->min_cpus + cpn - 1) / cpn;
   return n;
+}
+
+static uint32_t job_size(const job_record_t* job, const part_record_t* part) {
+  return job_size_in(job, part_min_cpus(part));
 }
 
 static int same_ptr(void* x, void* key) { return x == key; }
@@ -184,13 +196,15 @@ static int job_in_partition(const job_record_t* job, const part_record_t* part) 
   return list_find_first(job->part_ptr_list, same_ptr, (void*)part) != NULL;
 }
 
-static int add_pending(struct los_partition* p, const job_record_t* job, const part_record_t* part, uint64_t id) {
+/* cpn: part_min_cpus(part). */
+static int add_pending(struct los_partition* p, const job_record_t* job, const part_record_t* part, uint32_t cpn,
+                       uint64_t id) {
   struct los_pending* q = los_partition_add_pending(p);
   if (!q) return -1;
   q->id = id;
   q->user = job->user_id;
   q->submit = job->details->submit_time;
-  q->size = job_size(job, part);
+  q->size = job_size_in(job, cpn);
   q->limit = limit_seconds(job, part);
   q->priority = job->priority;
   return 0;
@@ -305,6 +319,7 @@ static int add_view(struct los_snapshot* s, part_record_t* part, slurmctld_resv_
     local[node->index] = (int)p->node_count;
     if (los_partition_add_node(p, node->name, state)) return -1;
   }
+  const uint32_t cpn = part_min_cpus(part);
   ListIterator jit = list_iterator_create(job_list);
   job_record_t* job;
   int rc = 0;
@@ -352,14 +367,14 @@ static int add_view(struct los_snapshot* s, part_record_t* part, slurmctld_resv_
       uint32_t k = 0;
       for (int64_t t = bit_ffs(tasks); t >= 0 && k < allowed && t < bit_size(tasks); ++t) {
         if (!bit_test(tasks, t)) continue;
-        if (add_pending(p, job, part, LOS_ARRAY_TASK_ID(job->job_id, t))) {
+        if (add_pending(p, job, part, cpn, LOS_ARRAY_TASK_ID(job->job_id, t))) {
           rc = -1;
           break;
         }
         ++k;
       }
     } else if (job_eligible(job, now, cy)) {
-      if (add_pending(p, job, part, job->job_id)) rc = -1;
+      if (add_pending(p, job, part, cpn, job->job_id)) rc = -1;
     }
   }
   list_iterator_destroy(jit);
