@@ -29,6 +29,9 @@
 # in no partition): nothing runs there, but every loop over slurmctld's node
 # table is as long as on a cluster of 32 + N nodes.
 #
+# BLOCKERS=K (default 1; K divides 32): the nodes are held by K running jobs
+# of 32 / K nodes each instead of one (what a running job costs the snapshot).
+#
 # Prints one table; docs/benchmarks.md records the runs.
 set -uo pipefail
 policy=${1:-conservative}
@@ -36,6 +39,7 @@ JOBS=${JOBS:-1500}
 SUBMITTERS=${SUBMITTERS:-4}
 BACKFILL=${BACKFILL:-1}
 EXTRA_NODES=${EXTRA_NODES:-0}
+BLOCKERS=${BLOCKERS:-1}
 LOS_PARAMS=${LOS_PARAMS:-los_interval=1,los_fallback=none}
 NODES=32
 PRIO_TOP=1000000
@@ -57,6 +61,7 @@ done
 max_jobs=$prev
 [ "$max_jobs" -lt 20000 ] || fail "at most 19,999 pending jobs (MaxJobCount=20000 in tests/cluster/cluster.sh)"
 [ "$SUBMITTERS" -ge 1 ] || fail "SUBMITTERS must be >= 1"
+[ "$BLOCKERS" -ge 1 ] && [ $((NODES % BLOCKERS)) -eq 0 ] || fail "BLOCKERS must divide $NODES"
 
 # Job i's size and time limit: the same sequence as ever (an LCG from 12345),
 # whatever the number of submitters.
@@ -69,14 +74,16 @@ for ((i = 0; i < max_jobs; i++)); do
   job_minutes[i]=$((1 + (x >> 16) % 120))
 done
 
-# block_nodes: one running job on every node, so that no pending job starts.
+# block_nodes: BLOCKERS running jobs (default 1) of NODES / BLOCKERS nodes
+# each, on every node, so that no pending job starts.
 block_nodes() {
-  local blocker
-  blocker=$(submit blocker $NODES 600 3600)
-  local deadline=$((SECONDS + 30))
-  until [ "$(squeue -h -j "$blocker" -o %t)" = R ]; do
-    [ $SECONDS -lt $deadline ] || fail "the blocker job did not start"
-    sleep 0.2
+  local b ids=() id deadline=$((SECONDS + 60))
+  for ((b = 0; b < BLOCKERS; b++)); do ids+=("$(submit blocker$b $((NODES / BLOCKERS)) 600 3600)"); done
+  for id in "${ids[@]}"; do
+    until [ "$(squeue -h -j "$id" -o %t)" = R ]; do
+      [ $SECONDS -lt $deadline ] || fail "blocker job $id did not start"
+      sleep 0.2
+    done
   done
 }
 
@@ -183,6 +190,7 @@ fi
 echo
 extra=""
 [ "$EXTRA_NODES" -gt 0 ] && extra=" (+ $EXTRA_NODES FUTURE node records)"
+extra+=", $BLOCKERS running job(s)"
 echo "live cycle, $NODES nodes$extra, losd policy $policy, sched/los $LOS_PARAMS; microseconds; sched/los: median (min / max) of its periodic cycles"
 printf "%-8s %-7s %-22s %-12s %-8s %-10s %-22s %-18s %-30s %-10s %s\n" pending cycles "snapshot" "round trip" apply \
   predict "sched/los total" resync "sched/backfill mean (depth)" "main" "ratio"
