@@ -18,8 +18,8 @@ void PartitionScheduler::set_policy(const std::string& policy_spec) {
   first_promise_.clear();
 }
 
-std::vector<std::string> PartitionScheduler::place(const Snapshot& s, const Decision& d,
-                                                   std::vector<char>& taken) const {
+std::vector<std::string> PartitionScheduler::place(const Snapshot& s, const Decision& d, int size,
+                                                   std::vector<char>& taken, std::size_t& first_free) const {
   std::vector<std::string> names;
   if (s.nodes.empty()) return names;
   if (!d.nodes.empty()) {
@@ -34,12 +34,11 @@ std::vector<std::string> PartitionScheduler::place(const Snapshot& s, const Deci
     return names;
   }
   if (d.kind != Decision::Kind::Start) return names;  // resume/suspend/requeue: the job's own nodes
-  int size = 0;
-  for (const Job& j : s.queue) {
-    if (j.id == d.job) size = j.size;
+  while (first_free < s.nodes.size() && (taken[first_free] || s.nodes[first_free].state != Node::State::Idle)) {
+    ++first_free;
   }
   std::vector<int> chosen;
-  for (std::size_t i = 0; i < s.nodes.size() && static_cast<int>(chosen.size()) < size; ++i) {
+  for (std::size_t i = first_free; i < s.nodes.size() && static_cast<int>(chosen.size()) < size; ++i) {
     if (!taken[i] && s.nodes[i].state == Node::State::Idle) chosen.push_back(static_cast<int>(i));
   }
   // Not enough idle nodes in the snapshot (states lag behind the job list):
@@ -94,6 +93,18 @@ PartitionScheduler::Outcome PartitionScheduler::step(Snapshot snapshot, bool res
   // Migrations become requeues (docs/gang-live.md).
   const std::vector<Decision> live = live_decisions(snapshot, result.decisions, policy_->name());
   out.decisions.reserve(live.size());
+  // The sizes of the jobs to start: one pass over the queue, not one per start.
+  std::unordered_map<JobId, int> start_size;
+  for (const Decision& d : live) {
+    if (d.kind == Decision::Kind::Start && d.nodes.empty()) start_size.emplace(d.job, 0);
+  }
+  if (!start_size.empty()) {
+    for (const Job& j : snapshot.queue) {
+      const auto it = start_size.find(j.id);
+      if (it != start_size.end()) it->second = j.size;
+    }
+  }
+  std::size_t first_free = 0;
   for (const Decision& d : live) {
     protocol::WireDecision w;
     w.kind = d.kind;
@@ -118,12 +129,15 @@ PartitionScheduler::Outcome PartitionScheduler::step(Snapshot snapshot, bool res
       }
     }
     // a requeue's nodes: where the policy will start the job again (for logs)
-    w.nodes = place(snapshot, d, taken);
+    const auto sized = start_size.find(d.job);
+    w.nodes = place(snapshot, d, sized != start_size.end() ? sized->second : 0, taken, first_free);
     out.decisions.push_back(std::move(w));
   }
 
   // Remember each job's first promise; a job is promised only once.
-  for (const PlannedStart& p : policy_->reservations()) first_promise_.emplace(p.job, p.start);
+  const std::vector<PlannedStart> promised = policy_->reservations();
+  out.reservations = promised.size();
+  for (const PlannedStart& p : promised) first_promise_.emplace(p.job, p.start);
 
   snapshot.events.clear();
   previous_ = std::move(snapshot);

@@ -46,6 +46,7 @@ class PartitionScheduler {
     int started = 0;
     // Actual minus first reserved start, for jobs that started since the last step.
     std::vector<double> prediction_errors;
+    std::size_t reservations = 0;  // the policy's reservations after the step
   };
   // One step on `snapshot` (this partition's part of a plugin snapshot).
   Outcome step(Snapshot snapshot, bool resync);
@@ -56,7 +57,11 @@ class PartitionScheduler {
   std::chrono::nanoseconds last_step_time() const { return last_step_time_; }
 
  private:
-  std::vector<std::string> place(const Snapshot& s, const Decision& d, std::vector<char>& taken) const;
+  // The node names of decision `d` (a start of `size` nodes without a
+  // placement takes the first idle nodes not `taken`, from `first_free` on:
+  // every node before it is taken or not idle).
+  std::vector<std::string> place(const Snapshot& s, const Decision& d, int size, std::vector<char>& taken,
+                                 std::size_t& first_free) const;
 
   std::string name_;
   PolicyPtr policy_;

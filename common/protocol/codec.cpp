@@ -4,6 +4,8 @@
 #include <climits>
 #include <unordered_set>
 
+#include "model/job_id_index.hpp"
+
 namespace los::protocol {
 namespace {
 
@@ -61,10 +63,17 @@ class Reader {
   }
   // A time or duration from a peer, in [lo, kTimeMax]: larger ones would
   // overflow the planner's sums (model/job.hpp).
-  Time bounded_time(const char* what, Time lo, const std::string& whose = {}) {
+  Time bounded_time(const char* what, Time lo) {
+    return bounded_time(what, lo, [] { return std::string(); });
+  }
+  // `whose()` names the field's owner in the message; it is called only on
+  // failure, so a long queue builds no strings.
+  template <class Whose>
+  Time bounded_time(const char* what, Time lo, const Whose& whose) {
     const std::int64_t t = i64(what);
     if (t < lo || t > kTimeMax) {
-      fail(whose + (whose.empty() ? "" : ": ") + what + " " + std::to_string(t) + " outside [" + std::to_string(lo) +
+      const std::string w = whose();
+      fail(w + (w.empty() ? "" : ": ") + what + " " + std::to_string(t) + " outside [" + std::to_string(lo) +
            ", 2^50 s]");
     }
     return t;
@@ -103,6 +112,13 @@ class Reader {
            " bytes remain");
     }
     return n;
+  }
+  // The u64 `ahead` bytes past the current position, not consumed; the
+  // caller knows the payload holds it (count() checked the length).
+  std::uint64_t peek_u64(std::size_t ahead) const {
+    std::uint64_t v = 0;
+    for (int i = 0; i < 8; ++i) v |= static_cast<std::uint64_t>(in_[pos_ + ahead + i]) << (8 * i);
+    return v;
   }
   void done() {
     if (pos_ != in_.size()) {
@@ -331,26 +347,27 @@ SnapshotMessage decode_snapshot(std::span<const std::uint8_t> payload) {
       n.state = static_cast<Node::State>(st);
     }
 
-    std::unordered_set<JobId> ids;
+    JobIdIndex running_ids;
     const std::size_t running = r.count("running job count", 45);
     s.running.resize(running);
+    running_ids.reserve(running);
     for (std::size_t ri = 0; ri < running; ++ri) {
       RunningJob& rj = s.running[ri];
       rj.job.id = job_id(r, "running job id");
-      const std::string job = where + " running job " + std::to_string(rj.job.id);
-      if (!ids.insert(rj.job.id).second) r.fail(job + " appears twice");
+      const auto job = [&where, id = rj.job.id] { return where + " running job " + std::to_string(id); };
+      if (!running_ids.insert(rj.job.id)) r.fail(job() + " appears twice");
       rj.job.user = r.int32("user id", 0, kMaxInt);
       rj.job.submit = r.bounded_time("submit time", 0, job);
       rj.start = r.bounded_time("start time", 0, job);
       rj.job.estimate = r.i64("time limit");
-      if (rj.job.estimate <= 0) r.fail(job + ": time limit " + std::to_string(rj.job.estimate) + " is not positive");
+      if (rj.job.estimate <= 0) r.fail(job() + ": time limit " + std::to_string(rj.job.estimate) + " is not positive");
       if (rj.job.estimate > kTimeMax) {
-        r.fail(job + ": time limit " + std::to_string(rj.job.estimate) + " outside [1, 2^50 s]");
+        r.fail(job() + ": time limit " + std::to_string(rj.job.estimate) + " outside [1, 2^50 s]");
       }
       rj.job.size = r.int32("size", 1, kMaxInt);
       const std::uint8_t flags = r.u8("running job flags");
       if (flags & ~(LOS_RUNNING_SUSPENDED | LOS_RUNNING_MIGRATABLE)) {
-        r.fail(job + ": unknown flag bits " + std::to_string(flags) + " (bit 0 suspended, bit 1 migratable)");
+        r.fail(job() + ": unknown flag bits " + std::to_string(flags) + " (bit 0 suspended, bit 1 migratable)");
       }
       rj.suspended = flags & LOS_RUNNING_SUSPENDED;
       rj.job.migratable = flags & LOS_RUNNING_MIGRATABLE;
@@ -359,7 +376,7 @@ SnapshotMessage decode_snapshot(std::span<const std::uint8_t> payload) {
       for (std::size_t k = 0; k < on; ++k) {
         const std::uint32_t idx = r.u32("node index");
         if (idx >= nodes) {
-          r.fail(job + ": node index " + std::to_string(idx) + " outside the partition's " + std::to_string(nodes) +
+          r.fail(job() + ": node index " + std::to_string(idx) + " outside the partition's " + std::to_string(nodes) +
                  " nodes");
         }
         rj.nodes[k] = static_cast<int>(idx);
@@ -368,19 +385,24 @@ SnapshotMessage decode_snapshot(std::span<const std::uint8_t> payload) {
       rj.job.partition = static_cast<int>(pi);
     }
 
-    const std::size_t pending = r.count("pending job count", 36);
+    constexpr std::size_t kPendingBytes = 36;  // id 8, user 4, submit 8, size 4, limit 8, priority 4
+    const std::size_t pending = r.count("pending job count", kPendingBytes);
     s.queue.resize(pending);
+    // Pending records are kPendingBytes long, id first: the window of the
+    // duplicate check is placed from a sample of the ids before reading them.
+    JobIdSet pending_ids =
+        JobIdSet::for_ids(pending, [&](std::size_t k) { return static_cast<JobId>(r.peek_u64(k * kPendingBytes)); });
     for (std::size_t qi = 0; qi < pending; ++qi) {
       Job& j = s.queue[qi];
       j.id = job_id(r, "pending job id");
-      const std::string job = where + " pending job " + std::to_string(j.id);
-      if (!ids.insert(j.id).second) r.fail(job + " appears twice");
+      const auto job = [&where, id = j.id] { return where + " pending job " + std::to_string(id); };
+      if (running_ids.contains(j.id) || !pending_ids.insert(j.id)) r.fail(job() + " appears twice");
       j.user = r.int32("user id", 0, kMaxInt);
       j.submit = r.bounded_time("submit time", 0, job);
       j.size = r.int32("size", 1, kMaxInt);
       j.estimate = r.i64("time limit");
-      if (j.estimate <= 0) r.fail(job + ": time limit " + std::to_string(j.estimate) + " is not positive");
-      if (j.estimate > kTimeMax) r.fail(job + ": time limit " + std::to_string(j.estimate) + " outside [1, 2^50 s]");
+      if (j.estimate <= 0) r.fail(job() + ": time limit " + std::to_string(j.estimate) + " is not positive");
+      if (j.estimate > kTimeMax) r.fail(job() + ": time limit " + std::to_string(j.estimate) + " outside [1, 2^50 s]");
       j.priority = r.u32("priority");
       j.partition = static_cast<int>(pi);
     }
