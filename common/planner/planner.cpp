@@ -318,7 +318,10 @@ Planner::Index Planner::pop_leftmost(Index t, Index& popped) {
 void Planner::add(Time a, Time b, std::int64_t delta) {
   a = std::max(a, origin_);
   if (b <= a || delta == 0) return;
-  if (log_gains_ && delta > 0) gains_.emplace_back(a, b);
+  if (delta > 0) {
+    ++additions_;
+    if (log_gains_) gains_.emplace_back(a, b);
+  }
   // One pass: cut the tree into keys < a, [a, b), >= b; give the middle part
   // breakpoints at a and b if it lacks them; shift it; merge segments that
   // became equal to their neighbours; join.

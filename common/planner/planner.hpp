@@ -119,6 +119,12 @@ class Planner {
   const std::vector<std::pair<Time, Time>>& gains() const { return gains_; }
   void clear_gains() { gains_.clear(); }
 
+  // How many times units were added (release(), add() with a positive
+  // delta), whether or not the gain log is on. While it does not change, the
+  // profile has only lost units: an earliest start found earlier is a lower
+  // bound of the same query now (see StartBound).
+  std::uint64_t additions() const { return additions_; }
+
  private:
   using Index = std::int32_t;
   static constexpr Index kNil = -1;
@@ -189,6 +195,7 @@ class Planner {
   std::minstd_rand rng_;  // treap priorities; fixed seed, deterministic
   bool log_gains_ = false;
   std::vector<std::pair<Time, Time>> gains_;
+  std::uint64_t additions_ = 0;
 };
 
 }  // namespace los

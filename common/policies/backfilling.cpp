@@ -98,6 +98,17 @@ class GainReach {
 BackfillingPolicy::BackfillingPolicy(int depth, std::string label, Compression compression)
     : depth_(depth), label_(std::move(label)), compression_(compression) {}
 
+Time BackfillingPolicy::insertion_start(std::int64_t size, Time duration, Time now) {
+  const Planner& planner = profile_.planner();
+  if (planner.additions() != insertions_additions_) {  // units came back: bounds void
+    insertions_.reset();
+    insertions_additions_ = planner.additions();
+  }
+  const Time s = planner.earliest_start(size, duration, std::max(now, insertions_.lower(size, duration)));
+  insertions_.record(size, duration, s);
+  return s;
+}
+
 void BackfillingPolicy::add_reservation(JobId id, int size, Time start, Time duration, Planner::SpanId span) {
   reserved_[id] = Reservation{size, start, duration, next_order_, span};
   reserved_by_start_.insert({start, next_order_, id});
@@ -143,6 +154,8 @@ void BackfillingPolicy::rebuild(const Snapshot& snapshot) {
   const Time now = snapshot.now;
   profile_.rebuild(snapshot);
   Planner& planner = profile_.planner();
+  insertions_.reset();  // a new planner: its additions() count starts again
+  insertions_additions_ = planner.additions();
   // Re-plan the jobs that held reservations, in their old order, so the
   // promise order survives; the queue pass hands out the rest.
   std::vector<JobId> holders;
@@ -155,7 +168,7 @@ void BackfillingPolicy::rebuild(const Snapshot& snapshot) {
     const Job& j = *held.job;
     if (j.size > snapshot.total_units) continue;
     const Time d = planned_duration(j.estimate);
-    const Time s = planner.earliest_start(j.size, d, now);
+    const Time s = insertion_start(j.size, d, now);
     if (s >= kTimeInfinity) continue;
     add_reservation(j.id, j.size, s, d, planner.reserve(s, d, j.size));
   }
@@ -253,7 +266,7 @@ StepResult BackfillingPolicy::step(const Snapshot& snapshot) {
     }
     const Time d = planned_duration(job.estimate);
     // Beyond the depth a job may only start now, for its whole estimate.
-    const Time s = may_reserve ? planner.earliest_start(job.size, d, now)
+    const Time s = may_reserve ? insertion_start(job.size, d, now)
                                : (planner.min_free(now, now + d) >= job.size ? now : kTimeInfinity);
     if (s == now) {
       profile_.start(job.id, job.size, now, d);

@@ -43,6 +43,7 @@
 
 #include "planner/holder_index.hpp"
 #include "planner/running_profile.hpp"
+#include "planner/start_bound.hpp"
 #include "policy/policy.hpp"
 
 namespace los {
@@ -83,6 +84,9 @@ class BackfillingPolicy final : public Policy {
   void move_reservation(JobId id, Reservation& r, Time s);
   void add_reservation(JobId id, int size, Time start, Time duration, Planner::SpanId span);
   void drop_reservation(JobId id);
+  // Planner::earliest_start(size, duration, now) for a new reservation or a
+  // start, searched from the bound of earlier insertions (same answer).
+  Time insertion_start(std::int64_t size, Time duration, Time now);
 
   int depth_;
   std::string label_;
@@ -92,6 +96,8 @@ class BackfillingPolicy final : public Policy {
   HolderIndex holders_;  // the same order, searchable by shape
   Compression compression_;
   std::int64_t next_order_ = 0;
+  StartBound insertions_;               // valid while the planner's additions() stay
+  std::uint64_t insertions_additions_ = 0;  // planner.additions() when it was valid
 };
 
 PolicyPtr make_easy(const ParamValues& values, RunMode mode);
