@@ -201,6 +201,20 @@ void BackfillingPolicy::compress(Time now) {
   };
   // Visited in order of reserved start, as a full scan would: a holder that
   // moves goes before the visited key, so the rest keep their order.
+  //
+  // `visited` bounds each search from below. Let h' (size k', duration d',
+  // reserved at r') be visited before h (k >= k', d >= d', r >= r'), its
+  // search answering s' <= r'. If h could start at some s < s' now, its
+  // window [s, min(s + d, r)) has k free units throughout; so h' fits now at
+  // s: its window [s, min(s + d', r')) lies inside, and needs fewer units.
+  // Since h' was searched, the profile gained units only through moves of
+  // holders visited after h' (and h' itself): each gives back units only
+  // from its old start on, at or after r'. The window of h' lies before r',
+  // so it had at least as many free units then, and h' would have found
+  // s < s'. Hence h's earliest start before r is >= s', and searching from
+  // s' finds the same answer (or r when there is none).
+  StartBound& visited = visited_;
+  visited.reset();
   Time at = std::numeric_limits<Time>::min();
   std::int64_t order = std::numeric_limits<std::int64_t>::min();
   while (const HolderIndex::Holder* h = holders_.next_after(at, order, may_hold, accept)) {
@@ -208,7 +222,10 @@ void BackfillingPolicy::compress(Time now) {
     at = h->start;
     order = h->order;
     Reservation& r = reserved_.at(id);
-    const Time s = planner.earliest_start(r.size, r.duration, now, r.start);
+    // The search starts at the latest answer of a visited holder of smaller
+    // size and duration (see the comment of `visited`): the same answer.
+    const Time s = planner.earliest_start(r.size, r.duration, std::max(now, visited.lower(r.size, r.duration)), r.start);
+    visited.record(r.size, r.duration, s);
     if (s >= r.start) continue;
     move_reservation(id, r, s);
     if (!bounded) continue;

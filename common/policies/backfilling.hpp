@@ -96,6 +96,7 @@ class BackfillingPolicy final : public Policy {
   HolderIndex holders_;  // the same order, searchable by shape
   Compression compression_;
   std::int64_t next_order_ = 0;
+  StartBound visited_;  // compress()'s bound, kept to reuse its memory
   StartBound insertions_;               // valid while the planner's additions() stay
   std::uint64_t insertions_additions_ = 0;  // planner.additions() when it was valid
 };
