@@ -40,14 +40,18 @@ Time StartBound::lower(std::int64_t size, Time duration) const {
 void StartBound::record(std::int64_t size, Time duration, Time start) {
   if (size < 1 || duration < 1) return;
   if (cells_.empty()) cells_.assign(static_cast<std::size_t>(kSide) * kSide, Cell{0, 0});
+  // A cell further along either chain covers a superset of this cell's
+  // buckets and was written by every record that wrote this one: once a cell
+  // already holds `start` or more, so do all the cells after it.
   for (int i = bucket(size) + 1; i < kSide; i += i & -i) {
-    for (int j = bucket(duration) + 1; j < kSide; j += j & -j) {
+    const int first_j = bucket(duration) + 1;
+    for (int j = first_j; j < kSide; j += j & -j) {
       Cell& c = cells_[static_cast<std::size_t>(i) * kSide + static_cast<std::size_t>(j)];
-      if (c.epoch != epoch_) {
-        c = Cell{start, epoch_};
-      } else {
-        c.start = std::max(c.start, start);
+      if (c.epoch == epoch_ && c.start >= start) {
+        if (j == first_j) return;
+        break;
       }
+      c = Cell{start, epoch_};
     }
   }
 }

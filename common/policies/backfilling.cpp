@@ -111,7 +111,6 @@ Time BackfillingPolicy::insertion_start(std::int64_t size, Time duration, Time n
 
 void BackfillingPolicy::add_reservation(JobId id, int size, Time start, Time duration, Planner::SpanId span) {
   reserved_[id] = Reservation{size, start, duration, next_order_, span};
-  reserved_by_start_.insert({start, next_order_, id});
   holders_.insert({start, next_order_, id, size, duration});
   ++next_order_;
 }
@@ -119,7 +118,6 @@ void BackfillingPolicy::add_reservation(JobId id, int size, Time start, Time dur
 void BackfillingPolicy::drop_reservation(JobId id) {
   const auto it = reserved_.find(id);
   if (it == reserved_.end()) return;
-  reserved_by_start_.erase({it->second.start, it->second.order, id});
   holders_.erase(it->second.start, it->second.order);
   reserved_.erase(it);
 }
@@ -128,11 +126,49 @@ void BackfillingPolicy::move_reservation(JobId id, Reservation& r, Time s) {
   Planner& planner = profile_.planner();
   planner.release(r.span);
   r.span = planner.reserve(s, r.duration, r.size);
-  reserved_by_start_.erase({r.start, r.order, id});
   holders_.erase(r.start, r.order);
   r.start = s;
-  reserved_by_start_.insert({r.start, r.order, id});
   holders_.insert({r.start, r.order, id, r.size, r.duration});
+}
+
+void BackfillingPolicy::move_span(JobId id, Reservation& r, Time s) {
+  Planner& planner = profile_.planner();
+  planner.release(r.span);
+  r.span = planner.reserve(s, r.duration, r.size);
+  moved_.push_back({r.start, r.order, id, r.size, r.duration});
+  r.start = s;
+}
+
+void BackfillingPolicy::reindex_moved() {
+  if (moved_.empty()) return;
+  // Few moves: two O(log n) updates each. Many: one O(n) rebuild from the
+  // key order (a moved holder is the one whose entry's start is stale).
+  constexpr std::size_t kMovesPerRebuild = 16;
+  if (moved_.size() * kMovesPerRebuild < holders_.size()) {
+    for (const HolderIndex::Holder& old : moved_) {
+      holders_.erase(old.start, old.order);
+      const Reservation& r = reserved_.at(old.id);
+      holders_.insert({r.start, r.order, old.id, r.size, r.duration});
+    }
+  } else {
+    std::vector<HolderIndex::Holder> stayed = holders_.sorted();
+    std::erase_if(stayed, [&](const HolderIndex::Holder& h) { return reserved_.at(h.id).start != h.start; });
+    std::vector<HolderIndex::Holder> moved;
+    moved.reserve(moved_.size());
+    for (const HolderIndex::Holder& old : moved_) {
+      const Reservation& r = reserved_.at(old.id);
+      moved.push_back({r.start, r.order, old.id, r.size, r.duration});
+    }
+    const auto key_less = [](const HolderIndex::Holder& a, const HolderIndex::Holder& b) {
+      return a.start < b.start || (a.start == b.start && a.order < b.order);
+    };
+    std::sort(moved.begin(), moved.end(), key_less);
+    std::vector<HolderIndex::Holder> all;
+    all.reserve(stayed.size() + moved.size());
+    std::merge(stayed.begin(), stayed.end(), moved.begin(), moved.end(), std::back_inserter(all), key_less);
+    holders_.assign_sorted(all);
+  }
+  moved_.clear();
 }
 
 bool BackfillingPolicy::update(const Snapshot& snapshot, bool& freed) {
@@ -147,7 +183,8 @@ bool BackfillingPolicy::update(const Snapshot& snapshot, bool& freed) {
     freed = true;
   }
   // A reservation in the past: its start was decided but never happened.
-  return reserved_by_start_.empty() || std::get<0>(*reserved_by_start_.begin()) >= now;
+  const HolderIndex::Holder* first = holders_.first();
+  return first == nullptr || first->start >= now;
 }
 
 void BackfillingPolicy::rebuild(const Snapshot& snapshot) {
@@ -159,10 +196,9 @@ void BackfillingPolicy::rebuild(const Snapshot& snapshot) {
   // Re-plan the jobs that held reservations, in their old order, so the
   // promise order survives; the queue pass hands out the rest.
   std::vector<JobId> holders;
-  holders.reserve(reserved_by_start_.size());
-  for (const auto& [start, order, id] : reserved_by_start_) holders.push_back(id);
+  holders.reserve(holders_.size());
+  for (const HolderIndex::Holder& h : holders_.sorted()) holders.push_back(h.id);
   reserved_.clear();
-  reserved_by_start_.clear();
   holders_.clear();
   for (const QueuedHolder& held : queued_holders(holders, snapshot.queue)) {
     const Job& j = *held.job;
@@ -227,19 +263,23 @@ void BackfillingPolicy::compress(Time now) {
     const Time s = planner.earliest_start(r.size, r.duration, std::max(now, visited.lower(r.size, r.duration)), r.start);
     visited.record(r.size, r.duration, s);
     if (s >= r.start) continue;
-    move_reservation(id, r, s);
+    // The index keeps the holder's old entry until the pass ends: it sits at
+    // the visited key, which the search never goes back to, and its old
+    // start only loosens the subtree bounds (they stay lower bounds).
+    move_span(id, r, s);
     if (!bounded) continue;
     gained.refresh();
     bounded = gained.intervals() <= kMostGainedIntervals;
   }
+  reindex_moved();
   planner.clear_gains();
 }
 
 void BackfillingPolicy::compress_full_scan(Time now) {
   Planner& planner = profile_.planner();
   std::vector<JobId> order;
-  order.reserve(reserved_by_start_.size());
-  for (const auto& [start, ord, id] : reserved_by_start_) order.push_back(id);
+  order.reserve(holders_.size());
+  for (const HolderIndex::Holder& h : holders_.sorted()) order.push_back(h.id);
   for (JobId id : order) {
     Reservation& r = reserved_.at(id);
     if (r.start <= now) continue;
@@ -300,8 +340,8 @@ StepResult BackfillingPolicy::step(const Snapshot& snapshot) {
 
 std::vector<PlannedStart> BackfillingPolicy::reservations() const {
   std::vector<PlannedStart> out;
-  out.reserve(reserved_by_start_.size());
-  for (const auto& [start, order, id] : reserved_by_start_) out.push_back({id, start});
+  out.reserve(holders_.size());
+  for (const HolderIndex::Holder& h : holders_.sorted()) out.push_back({h.id, h.start});
   return out;
 }
 
