@@ -162,6 +162,11 @@ class Planner {
   // Largest key < hi whose value is below size; the minimum Time when none.
   Time last_short_before(Time hi, std::int64_t size) const;
   void ensure_breakpoint(Time t);
+  // add() without its checks of a: the lowest free value over [a, b) after
+  // the shift (the maximum value when the range is empty). `count`: a
+  // positive delta counts in additions() and the gain log (not for undoing
+  // a reserve that would overbook).
+  std::int64_t shift(Time a, Time b, std::int64_t delta, bool count);
   void collect(Index t, std::vector<AvailabilitySlot>& out) const;
 
   struct Span {
