@@ -110,7 +110,9 @@ TEST(Compression, HolderIndexFindsTheFirstAcceptedHolderAfterAKey) {
       ASSERT_EQ(listed.size(), sorted_all.size());
       for (std::size_t k = 0; k < listed.size(); ++k) ASSERT_EQ(listed[k].id, sorted_all[k].id) << "round " << round;
       ASSERT_EQ(index.first() == nullptr, sorted_all.empty());
-      if (!sorted_all.empty()) ASSERT_EQ(index.first()->id, sorted_all.front().id);
+      if (!sorted_all.empty()) {
+        ASSERT_EQ(index.first()->id, sorted_all.front().id);
+      }
       index.assign_sorted(listed);
       ASSERT_EQ(index.size(), all.size());
     }
