@@ -274,10 +274,11 @@ Time Planner::earliest_start(std::int64_t size, Time duration, Time not_before, 
   if (x >= horizon) return horizon;
   if (size <= 0) return x;
   if (size > nodes_[root_].hi) return horizon;  // never that many free units
+  bool x_short = false;  // x is known to have fewer than size units free
   for (;;) {
     // Earliest candidate at or after x where enough units are free.
     Time s = x;
-    if (free_at(x) < size) {
+    if (x_short || free_at(x) < size) {
       s = first_after(x, size, /*want_at_least=*/true);
       if (s == kTimeInfinity) return horizon;
     }
@@ -289,7 +290,8 @@ Time Planner::earliest_start(std::int64_t size, Time duration, Time not_before, 
     const Time window_end = std::min(duration >= kTimeInfinity - s ? kTimeInfinity : s + duration, horizon);
     const Time bad = last_short_before(window_end, size);
     if (bad <= s) return s;
-    x = bad;
+    x = bad;  // a breakpoint whose segment is short: no need to look it up again
+    x_short = true;
   }
 }
 
