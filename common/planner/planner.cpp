@@ -143,38 +143,49 @@ Time Planner::first_after(Time x, std::int64_t size, bool want_at_least) const {
 }
 
 Time Planner::first_after(Index t, Time x, std::int64_t size, bool want_at_least) const {
+  // Read-only: a node's stored value, lo and hi lack the pending additions of
+  // its ancestors; the walk carries their sum (`off`) instead of pushing them
+  // down (which would write to every node it passes).
   auto holds = [&](std::int64_t v) { return want_at_least ? v >= size : v < size; };
-  auto may_hold = [&](Index s) { return s != kNil && (want_at_least ? nodes_[s].hi >= size : nodes_[s].lo < size); };
+  auto may_hold = [&](Index s, std::int64_t off) {
+    return s != kNil && (want_at_least ? nodes_[s].hi + off >= size : nodes_[s].lo + off < size);
+  };
   // Walk the search path of x. Every node on it with key > x, together with
   // its right subtree, comes after x; the deeper such a node, the smaller its
   // keys. Remember them, then try them smallest first: a node's own value,
   // else one greedy descent into its right subtree, which the subtree bounds
   // say will succeed. O(depth), no backtracking.
-  std::vector<Index>& path = path_scratch_;
+  std::vector<std::pair<Index, std::int64_t>>& path = path_scratch_;
   path.clear();
+  std::int64_t off = 0;
   while (t != kNil) {
-    push(t);
-    if (nodes_[t].key <= x) {
-      t = nodes_[t].right;
+    const Node& n = nodes_[t];
+    if (n.key <= x) {
+      off += n.lazy;
+      t = n.right;
     } else {
-      path.push_back(t);
-      t = nodes_[t].left;
+      path.emplace_back(t, off);
+      off += n.lazy;
+      t = n.left;
     }
   }
   for (auto it = path.rbegin(); it != path.rend(); ++it) {
-    const Node& n = nodes_[*it];
-    if (holds(n.value)) return n.key;
-    if (!may_hold(n.right)) continue;
+    const Node& n = nodes_[it->first];
+    if (holds(n.value + it->second)) return n.key;
+    std::int64_t o = it->second + n.lazy;
+    if (!may_hold(n.right, o)) continue;
     Index s = n.right;
     for (;;) {
-      push(s);
       const Node& m = nodes_[s];
-      if (may_hold(m.left)) {
+      const std::int64_t below = o + m.lazy;
+      if (may_hold(m.left, below)) {
         s = m.left;
-      } else if (holds(m.value)) {
+        o = below;
+      } else if (holds(m.value + o)) {
         return m.key;
       } else {
         s = m.right;
+        o = below;
       }
     }
   }
@@ -184,33 +195,40 @@ Time Planner::first_after(Index t, Time x, std::int64_t size, bool want_at_least
 Time Planner::last_short_before(Time hi, std::int64_t size) const {
   // Mirror of first_after: nodes on the search path of hi with key < hi, and
   // their left subtrees, come before hi; the deeper, the larger the keys.
+  // Read-only like first_after (pending additions carried, not pushed).
   auto short_of = [&](std::int64_t v) { return v < size; };
-  auto may_hold = [&](Index s) { return s != kNil && nodes_[s].lo < size; };
-  std::vector<Index>& path = path_scratch_;
+  auto may_hold = [&](Index s, std::int64_t off) { return s != kNil && nodes_[s].lo + off < size; };
+  std::vector<std::pair<Index, std::int64_t>>& path = path_scratch_;
   path.clear();
+  std::int64_t off = 0;
   for (Index t = root_; t != kNil;) {
-    push(t);
-    if (nodes_[t].key >= hi) {
-      t = nodes_[t].left;
+    const Node& n = nodes_[t];
+    if (n.key >= hi) {
+      off += n.lazy;
+      t = n.left;
     } else {
-      path.push_back(t);
-      t = nodes_[t].right;
+      path.emplace_back(t, off);
+      off += n.lazy;
+      t = n.right;
     }
   }
   for (auto it = path.rbegin(); it != path.rend(); ++it) {
-    const Node& n = nodes_[*it];
-    if (short_of(n.value)) return n.key;
-    if (!may_hold(n.left)) continue;
+    const Node& n = nodes_[it->first];
+    if (short_of(n.value + it->second)) return n.key;
+    std::int64_t o = it->second + n.lazy;
+    if (!may_hold(n.left, o)) continue;
     Index s = n.left;
     for (;;) {
-      push(s);
       const Node& m = nodes_[s];
-      if (may_hold(m.right)) {
+      const std::int64_t below = o + m.lazy;
+      if (may_hold(m.right, below)) {
         s = m.right;
-      } else if (short_of(m.value)) {
+        o = below;
+      } else if (short_of(m.value + o)) {
         return m.key;
       } else {
         s = m.left;
+        o = below;
       }
     }
   }

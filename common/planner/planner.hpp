@@ -186,7 +186,9 @@ class Planner {
   // The tree is logically const during queries, but pushing pending
   // additions down rewrites nodes: an implementation detail, hence mutable.
   mutable std::vector<Node> nodes_;
-  mutable std::vector<Index> path_scratch_;  // first_after's search path, reused
+  // first_after's and last_short_before's search path (node, pending
+  // additions above it), reused
+  mutable std::vector<std::pair<Index, std::int64_t>> path_scratch_;
   std::vector<Index> free_list_;
   Index root_ = kNil;
   std::size_t count_ = 0;
