@@ -78,6 +78,55 @@ void HolderIndex::erase(Time start, std::int64_t order) {
   root_ = merge(l, r);
 }
 
+void HolderIndex::assign_sorted(const std::vector<Holder>& sorted) {
+  clear();
+  nodes_.reserve(sorted.size());
+  // A Cartesian tree by priority over the key order, built with the stack of
+  // its right spine; bounds pulled bottom-up when a node leaves the spine.
+  std::vector<Index> spine;
+  for (const Holder& h : sorted) {
+    const Index i = static_cast<Index>(nodes_.size());
+    nodes_.push_back(Node{h, Bounds{h.size, h.duration, h.start}, static_cast<std::uint32_t>(rng_()), kNil, kNil});
+    Index last = kNil;
+    while (!spine.empty() && nodes_[spine.back()].prio < nodes_[i].prio) {
+      last = spine.back();
+      spine.pop_back();
+      pull(last);
+    }
+    nodes_[i].left = last;
+    if (!spine.empty()) nodes_[spine.back()].right = i;
+    spine.push_back(i);
+  }
+  for (auto it = spine.rbegin(); it != spine.rend(); ++it) pull(*it);
+  root_ = spine.empty() ? kNil : spine.front();
+  count_ = sorted.size();
+}
+
+std::vector<HolderIndex::Holder> HolderIndex::sorted() const {
+  std::vector<Holder> out;
+  out.reserve(count_);
+  std::vector<Index> stack;
+  Index cur = root_;
+  while (cur != kNil || !stack.empty()) {
+    while (cur != kNil) {
+      stack.push_back(cur);
+      cur = nodes_[cur].left;
+    }
+    cur = stack.back();
+    stack.pop_back();
+    out.push_back(nodes_[cur].holder);
+    cur = nodes_[cur].right;
+  }
+  return out;
+}
+
+const HolderIndex::Holder* HolderIndex::first() const {
+  Index t = root_;
+  if (t == kNil) return nullptr;
+  while (nodes_[t].left != kNil) t = nodes_[t].left;
+  return &nodes_[t].holder;
+}
+
 void HolderIndex::clear() {
   nodes_.clear();
   free_list_.clear();

@@ -36,6 +36,12 @@ class HolderIndex {
   HolderIndex() : rng_(0x401d) {}
 
   void insert(const Holder& h);
+  // Replaces the contents by `sorted` (in key order, keys unique): O(n).
+  void assign_sorted(const std::vector<Holder>& sorted);
+  // The holders in key order.
+  std::vector<Holder> sorted() const;
+  // The holder with the least key; nullptr when empty.
+  const Holder* first() const;
   void erase(Time start, std::int64_t order);
   void clear();
   std::size_t size() const { return count_; }

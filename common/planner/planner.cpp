@@ -143,38 +143,49 @@ Time Planner::first_after(Time x, std::int64_t size, bool want_at_least) const {
 }
 
 Time Planner::first_after(Index t, Time x, std::int64_t size, bool want_at_least) const {
+  // Read-only: a node's stored value, lo and hi lack the pending additions of
+  // its ancestors; the walk carries their sum (`off`) instead of pushing them
+  // down (which would write to every node it passes).
   auto holds = [&](std::int64_t v) { return want_at_least ? v >= size : v < size; };
-  auto may_hold = [&](Index s) { return s != kNil && (want_at_least ? nodes_[s].hi >= size : nodes_[s].lo < size); };
+  auto may_hold = [&](Index s, std::int64_t off) {
+    return s != kNil && (want_at_least ? nodes_[s].hi + off >= size : nodes_[s].lo + off < size);
+  };
   // Walk the search path of x. Every node on it with key > x, together with
   // its right subtree, comes after x; the deeper such a node, the smaller its
   // keys. Remember them, then try them smallest first: a node's own value,
   // else one greedy descent into its right subtree, which the subtree bounds
   // say will succeed. O(depth), no backtracking.
-  std::vector<Index>& path = path_scratch_;
+  std::vector<std::pair<Index, std::int64_t>>& path = path_scratch_;
   path.clear();
+  std::int64_t off = 0;
   while (t != kNil) {
-    push(t);
-    if (nodes_[t].key <= x) {
-      t = nodes_[t].right;
+    const Node& n = nodes_[t];
+    if (n.key <= x) {
+      off += n.lazy;
+      t = n.right;
     } else {
-      path.push_back(t);
-      t = nodes_[t].left;
+      path.emplace_back(t, off);
+      off += n.lazy;
+      t = n.left;
     }
   }
   for (auto it = path.rbegin(); it != path.rend(); ++it) {
-    const Node& n = nodes_[*it];
-    if (holds(n.value)) return n.key;
-    if (!may_hold(n.right)) continue;
+    const Node& n = nodes_[it->first];
+    if (holds(n.value + it->second)) return n.key;
+    std::int64_t o = it->second + n.lazy;
+    if (!may_hold(n.right, o)) continue;
     Index s = n.right;
     for (;;) {
-      push(s);
       const Node& m = nodes_[s];
-      if (may_hold(m.left)) {
+      const std::int64_t below = o + m.lazy;
+      if (may_hold(m.left, below)) {
         s = m.left;
-      } else if (holds(m.value)) {
+        o = below;
+      } else if (holds(m.value + o)) {
         return m.key;
       } else {
         s = m.right;
+        o = below;
       }
     }
   }
@@ -184,33 +195,40 @@ Time Planner::first_after(Index t, Time x, std::int64_t size, bool want_at_least
 Time Planner::last_short_before(Time hi, std::int64_t size) const {
   // Mirror of first_after: nodes on the search path of hi with key < hi, and
   // their left subtrees, come before hi; the deeper, the larger the keys.
+  // Read-only like first_after (pending additions carried, not pushed).
   auto short_of = [&](std::int64_t v) { return v < size; };
-  auto may_hold = [&](Index s) { return s != kNil && nodes_[s].lo < size; };
-  std::vector<Index>& path = path_scratch_;
+  auto may_hold = [&](Index s, std::int64_t off) { return s != kNil && nodes_[s].lo + off < size; };
+  std::vector<std::pair<Index, std::int64_t>>& path = path_scratch_;
   path.clear();
+  std::int64_t off = 0;
   for (Index t = root_; t != kNil;) {
-    push(t);
-    if (nodes_[t].key >= hi) {
-      t = nodes_[t].left;
+    const Node& n = nodes_[t];
+    if (n.key >= hi) {
+      off += n.lazy;
+      t = n.left;
     } else {
-      path.push_back(t);
-      t = nodes_[t].right;
+      path.emplace_back(t, off);
+      off += n.lazy;
+      t = n.right;
     }
   }
   for (auto it = path.rbegin(); it != path.rend(); ++it) {
-    const Node& n = nodes_[*it];
-    if (short_of(n.value)) return n.key;
-    if (!may_hold(n.left)) continue;
+    const Node& n = nodes_[it->first];
+    if (short_of(n.value + it->second)) return n.key;
+    std::int64_t o = it->second + n.lazy;
+    if (!may_hold(n.left, o)) continue;
     Index s = n.left;
     for (;;) {
-      push(s);
       const Node& m = nodes_[s];
-      if (may_hold(m.right)) {
+      const std::int64_t below = o + m.lazy;
+      if (may_hold(m.right, below)) {
         s = m.right;
-      } else if (short_of(m.value)) {
+        o = below;
+      } else if (short_of(m.value + o)) {
         return m.key;
       } else {
         s = m.left;
+        o = below;
       }
     }
   }
@@ -274,10 +292,11 @@ Time Planner::earliest_start(std::int64_t size, Time duration, Time not_before, 
   if (x >= horizon) return horizon;
   if (size <= 0) return x;
   if (size > nodes_[root_].hi) return horizon;  // never that many free units
+  bool x_short = false;  // x is known to have fewer than size units free
   for (;;) {
     // Earliest candidate at or after x where enough units are free.
     Time s = x;
-    if (free_at(x) < size) {
+    if (x_short || free_at(x) < size) {
       s = first_after(x, size, /*want_at_least=*/true);
       if (s == kTimeInfinity) return horizon;
     }
@@ -289,7 +308,8 @@ Time Planner::earliest_start(std::int64_t size, Time duration, Time not_before, 
     const Time window_end = std::min(duration >= kTimeInfinity - s ? kTimeInfinity : s + duration, horizon);
     const Time bad = last_short_before(window_end, size);
     if (bad <= s) return s;
-    x = bad;
+    x = bad;  // a breakpoint whose segment is short: no need to look it up again
+    x_short = true;
   }
 }
 
@@ -315,10 +335,15 @@ Planner::Index Planner::pop_leftmost(Index t, Index& popped) {
   return t;
 }
 
-void Planner::add(Time a, Time b, std::int64_t delta) {
+void Planner::add(Time a, Time b, std::int64_t delta) { shift(a, b, delta, true); }
+
+std::int64_t Planner::shift(Time a, Time b, std::int64_t delta, bool count) {
   a = std::max(a, origin_);
-  if (b <= a || delta == 0) return;
-  if (log_gains_ && delta > 0) gains_.emplace_back(a, b);
+  if (b <= a || delta == 0) return std::numeric_limits<std::int64_t>::max();
+  if (count && delta > 0) {
+    ++additions_;
+    if (log_gains_) gains_.emplace_back(a, b);
+  }
   // One pass: cut the tree into keys < a, [a, b), >= b; give the middle part
   // breakpoints at a and b if it lacks them; shift it; merge segments that
   // became equal to their neighbours; join.
@@ -342,6 +367,7 @@ void Planner::add(Time a, Time b, std::int64_t delta) {
   }
   if (first_mid == kNil || nodes_[first_mid].key != a) mid = merge(make_node(a, value_at_a), mid);
   apply(mid, delta);
+  const std::int64_t lowest = nodes_[mid].lo;  // over [a, b), after the shift
   // Coalesce: a breakpoint whose value equals its predecessor's is redundant.
   if (before_a != kNil && nodes_[before_a].value == value_at_a + delta) {
     Index dropped;
@@ -356,17 +382,21 @@ void Planner::add(Time a, Time b, std::int64_t delta) {
     free_tree(dropped);
   }
   root_ = merge(merge(left, mid), right);
+  return lowest;
 }
 
 Planner::SpanId Planner::reserve(Time start, Time duration, std::int64_t size) {
   if (size <= 0 || duration <= 0) return SpanId{};
   const Time end = duration >= kTimeInfinity - start ? kTimeInfinity : start + duration;
-  const std::int64_t m = min_free(start, end);
-  if (m < size) {
+  // Take the units first and look at the lowest free value the shift left
+  // (one pass instead of a min_free query before it); undo on overbooking.
+  const std::int64_t lowest = shift(start, end, -size, false);
+  if (lowest < 0) {
+    shift(start, end, size, false);
     throw std::logic_error("planner: reserving " + std::to_string(size) + " units over [" + std::to_string(start) +
-                           ", " + std::to_string(end) + ") but only " + std::to_string(m) + " are free there");
+                           ", " + std::to_string(end) + ") but only " + std::to_string(lowest + size) +
+                           " are free there");
   }
-  add(start, end, -size);
   const std::uint32_t slot = take_span_slot();
   Span& span = spans_[slot];
   span.start = start;

@@ -119,6 +119,12 @@ class Planner {
   const std::vector<std::pair<Time, Time>>& gains() const { return gains_; }
   void clear_gains() { gains_.clear(); }
 
+  // How many times units were added (release(), add() with a positive
+  // delta), whether or not the gain log is on. While it does not change, the
+  // profile has only lost units: an earliest start found earlier is a lower
+  // bound of the same query now (see StartBound).
+  std::uint64_t additions() const { return additions_; }
+
  private:
   using Index = std::int32_t;
   static constexpr Index kNil = -1;
@@ -156,6 +162,11 @@ class Planner {
   // Largest key < hi whose value is below size; the minimum Time when none.
   Time last_short_before(Time hi, std::int64_t size) const;
   void ensure_breakpoint(Time t);
+  // add() without its checks of a: the lowest free value over [a, b) after
+  // the shift (the maximum value when the range is empty). `count`: a
+  // positive delta counts in additions() and the gain log (not for undoing
+  // a reserve that would overbook).
+  std::int64_t shift(Time a, Time b, std::int64_t delta, bool count);
   void collect(Index t, std::vector<AvailabilitySlot>& out) const;
 
   struct Span {
@@ -175,7 +186,9 @@ class Planner {
   // The tree is logically const during queries, but pushing pending
   // additions down rewrites nodes: an implementation detail, hence mutable.
   mutable std::vector<Node> nodes_;
-  mutable std::vector<Index> path_scratch_;  // first_after's search path, reused
+  // first_after's and last_short_before's search path (node, pending
+  // additions above it), reused
+  mutable std::vector<std::pair<Index, std::int64_t>> path_scratch_;
   std::vector<Index> free_list_;
   Index root_ = kNil;
   std::size_t count_ = 0;
@@ -189,6 +202,7 @@ class Planner {
   std::minstd_rand rng_;  // treap priorities; fixed seed, deterministic
   bool log_gains_ = false;
   std::vector<std::pair<Time, Time>> gains_;
+  std::uint64_t additions_ = 0;
 };
 
 }  // namespace los

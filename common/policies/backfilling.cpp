@@ -98,9 +98,19 @@ class GainReach {
 BackfillingPolicy::BackfillingPolicy(int depth, std::string label, Compression compression)
     : depth_(depth), label_(std::move(label)), compression_(compression) {}
 
+Time BackfillingPolicy::insertion_start(std::int64_t size, Time duration, Time now) {
+  const Planner& planner = profile_.planner();
+  if (planner.additions() != insertions_additions_) {  // units came back: bounds void
+    insertions_.reset();
+    insertions_additions_ = planner.additions();
+  }
+  const Time s = planner.earliest_start(size, duration, std::max(now, insertions_.lower(size, duration)));
+  insertions_.record(size, duration, s);
+  return s;
+}
+
 void BackfillingPolicy::add_reservation(JobId id, int size, Time start, Time duration, Planner::SpanId span) {
   reserved_[id] = Reservation{size, start, duration, next_order_, span};
-  reserved_by_start_.insert({start, next_order_, id});
   holders_.insert({start, next_order_, id, size, duration});
   ++next_order_;
 }
@@ -108,7 +118,6 @@ void BackfillingPolicy::add_reservation(JobId id, int size, Time start, Time dur
 void BackfillingPolicy::drop_reservation(JobId id) {
   const auto it = reserved_.find(id);
   if (it == reserved_.end()) return;
-  reserved_by_start_.erase({it->second.start, it->second.order, id});
   holders_.erase(it->second.start, it->second.order);
   reserved_.erase(it);
 }
@@ -117,11 +126,49 @@ void BackfillingPolicy::move_reservation(JobId id, Reservation& r, Time s) {
   Planner& planner = profile_.planner();
   planner.release(r.span);
   r.span = planner.reserve(s, r.duration, r.size);
-  reserved_by_start_.erase({r.start, r.order, id});
   holders_.erase(r.start, r.order);
   r.start = s;
-  reserved_by_start_.insert({r.start, r.order, id});
   holders_.insert({r.start, r.order, id, r.size, r.duration});
+}
+
+void BackfillingPolicy::move_span(JobId id, Reservation& r, Time s) {
+  Planner& planner = profile_.planner();
+  planner.release(r.span);
+  r.span = planner.reserve(s, r.duration, r.size);
+  moved_.push_back({r.start, r.order, id, r.size, r.duration});
+  r.start = s;
+}
+
+void BackfillingPolicy::reindex_moved() {
+  if (moved_.empty()) return;
+  // Few moves: two O(log n) updates each. Many: one O(n) rebuild from the
+  // key order (a moved holder is the one whose entry's start is stale).
+  constexpr std::size_t kMovesPerRebuild = 16;
+  if (moved_.size() * kMovesPerRebuild < holders_.size()) {
+    for (const HolderIndex::Holder& old : moved_) {
+      holders_.erase(old.start, old.order);
+      const Reservation& r = reserved_.at(old.id);
+      holders_.insert({r.start, r.order, old.id, r.size, r.duration});
+    }
+  } else {
+    std::vector<HolderIndex::Holder> stayed = holders_.sorted();
+    std::erase_if(stayed, [&](const HolderIndex::Holder& h) { return reserved_.at(h.id).start != h.start; });
+    std::vector<HolderIndex::Holder> moved;
+    moved.reserve(moved_.size());
+    for (const HolderIndex::Holder& old : moved_) {
+      const Reservation& r = reserved_.at(old.id);
+      moved.push_back({r.start, r.order, old.id, r.size, r.duration});
+    }
+    const auto key_less = [](const HolderIndex::Holder& a, const HolderIndex::Holder& b) {
+      return a.start < b.start || (a.start == b.start && a.order < b.order);
+    };
+    std::sort(moved.begin(), moved.end(), key_less);
+    std::vector<HolderIndex::Holder> all;
+    all.reserve(stayed.size() + moved.size());
+    std::merge(stayed.begin(), stayed.end(), moved.begin(), moved.end(), std::back_inserter(all), key_less);
+    holders_.assign_sorted(all);
+  }
+  moved_.clear();
 }
 
 bool BackfillingPolicy::update(const Snapshot& snapshot, bool& freed) {
@@ -136,26 +183,28 @@ bool BackfillingPolicy::update(const Snapshot& snapshot, bool& freed) {
     freed = true;
   }
   // A reservation in the past: its start was decided but never happened.
-  return reserved_by_start_.empty() || std::get<0>(*reserved_by_start_.begin()) >= now;
+  const HolderIndex::Holder* first = holders_.first();
+  return first == nullptr || first->start >= now;
 }
 
 void BackfillingPolicy::rebuild(const Snapshot& snapshot) {
   const Time now = snapshot.now;
   profile_.rebuild(snapshot);
   Planner& planner = profile_.planner();
+  insertions_.reset();  // a new planner: its additions() count starts again
+  insertions_additions_ = planner.additions();
   // Re-plan the jobs that held reservations, in their old order, so the
   // promise order survives; the queue pass hands out the rest.
   std::vector<JobId> holders;
-  holders.reserve(reserved_by_start_.size());
-  for (const auto& [start, order, id] : reserved_by_start_) holders.push_back(id);
+  holders.reserve(holders_.size());
+  for (const HolderIndex::Holder& h : holders_.sorted()) holders.push_back(h.id);
   reserved_.clear();
-  reserved_by_start_.clear();
   holders_.clear();
   for (const QueuedHolder& held : queued_holders(holders, snapshot.queue)) {
     const Job& j = *held.job;
     if (j.size > snapshot.total_units) continue;
     const Time d = planned_duration(j.estimate);
-    const Time s = planner.earliest_start(j.size, d, now);
+    const Time s = insertion_start(j.size, d, now);
     if (s >= kTimeInfinity) continue;
     add_reservation(j.id, j.size, s, d, planner.reserve(s, d, j.size));
   }
@@ -188,6 +237,20 @@ void BackfillingPolicy::compress(Time now) {
   };
   // Visited in order of reserved start, as a full scan would: a holder that
   // moves goes before the visited key, so the rest keep their order.
+  //
+  // `visited` bounds each search from below. Let h' (size k', duration d',
+  // reserved at r') be visited before h (k >= k', d >= d', r >= r'), its
+  // search answering s' <= r'. If h could start at some s < s' now, its
+  // window [s, min(s + d, r)) has k free units throughout; so h' fits now at
+  // s: its window [s, min(s + d', r')) lies inside, and needs fewer units.
+  // Since h' was searched, the profile gained units only through moves of
+  // holders visited after h' (and h' itself): each gives back units only
+  // from its old start on, at or after r'. The window of h' lies before r',
+  // so it had at least as many free units then, and h' would have found
+  // s < s'. Hence h's earliest start before r is >= s', and searching from
+  // s' finds the same answer (or r when there is none).
+  StartBound& visited = visited_;
+  visited.reset();
   Time at = std::numeric_limits<Time>::min();
   std::int64_t order = std::numeric_limits<std::int64_t>::min();
   while (const HolderIndex::Holder* h = holders_.next_after(at, order, may_hold, accept)) {
@@ -195,21 +258,28 @@ void BackfillingPolicy::compress(Time now) {
     at = h->start;
     order = h->order;
     Reservation& r = reserved_.at(id);
-    const Time s = planner.earliest_start(r.size, r.duration, now, r.start);
+    // The search starts at the latest answer of a visited holder of smaller
+    // size and duration (see the comment of `visited`): the same answer.
+    const Time s = planner.earliest_start(r.size, r.duration, std::max(now, visited.lower(r.size, r.duration)), r.start);
+    visited.record(r.size, r.duration, s);
     if (s >= r.start) continue;
-    move_reservation(id, r, s);
+    // The index keeps the holder's old entry until the pass ends: it sits at
+    // the visited key, which the search never goes back to, and its old
+    // start only loosens the subtree bounds (they stay lower bounds).
+    move_span(id, r, s);
     if (!bounded) continue;
     gained.refresh();
     bounded = gained.intervals() <= kMostGainedIntervals;
   }
+  reindex_moved();
   planner.clear_gains();
 }
 
 void BackfillingPolicy::compress_full_scan(Time now) {
   Planner& planner = profile_.planner();
   std::vector<JobId> order;
-  order.reserve(reserved_by_start_.size());
-  for (const auto& [start, ord, id] : reserved_by_start_) order.push_back(id);
+  order.reserve(holders_.size());
+  for (const HolderIndex::Holder& h : holders_.sorted()) order.push_back(h.id);
   for (JobId id : order) {
     Reservation& r = reserved_.at(id);
     if (r.start <= now) continue;
@@ -253,7 +323,7 @@ StepResult BackfillingPolicy::step(const Snapshot& snapshot) {
     }
     const Time d = planned_duration(job.estimate);
     // Beyond the depth a job may only start now, for its whole estimate.
-    const Time s = may_reserve ? planner.earliest_start(job.size, d, now)
+    const Time s = may_reserve ? insertion_start(job.size, d, now)
                                : (planner.min_free(now, now + d) >= job.size ? now : kTimeInfinity);
     if (s == now) {
       profile_.start(job.id, job.size, now, d);
@@ -270,8 +340,8 @@ StepResult BackfillingPolicy::step(const Snapshot& snapshot) {
 
 std::vector<PlannedStart> BackfillingPolicy::reservations() const {
   std::vector<PlannedStart> out;
-  out.reserve(reserved_by_start_.size());
-  for (const auto& [start, order, id] : reserved_by_start_) out.push_back({id, start});
+  out.reserve(holders_.size());
+  for (const HolderIndex::Holder& h : holders_.sorted()) out.push_back({h.id, h.start});
   return out;
 }
 

@@ -37,12 +37,12 @@
 
 #include <cstdint>
 #include <limits>
-#include <set>
-#include <tuple>
+#include <vector>
 #include <unordered_map>
 
 #include "planner/holder_index.hpp"
 #include "planner/running_profile.hpp"
+#include "planner/start_bound.hpp"
 #include "policy/policy.hpp"
 
 namespace los {
@@ -81,17 +81,27 @@ class BackfillingPolicy final : public Policy {
   // Moves holder `id` (reserved at r.start) to start s, in the planner and
   // in both orders.
   void move_reservation(JobId id, Reservation& r, Time s);
+  // The same in the planner only, during an indexed pass: the holder is
+  // remembered in moved_ and reindex_moved() updates the index at its end.
+  void move_span(JobId id, Reservation& r, Time s);
+  void reindex_moved();
   void add_reservation(JobId id, int size, Time start, Time duration, Planner::SpanId span);
   void drop_reservation(JobId id);
+  // Planner::earliest_start(size, duration, now) for a new reservation or a
+  // start, searched from the bound of earlier insertions (same answer).
+  Time insertion_start(std::int64_t size, Time duration, Time now);
 
   int depth_;
   std::string label_;
   RunningProfile profile_;  // running jobs; the reservations sit on top of it
   std::unordered_map<JobId, Reservation> reserved_;
-  std::set<std::tuple<Time, std::int64_t, JobId>> reserved_by_start_;
-  HolderIndex holders_;  // the same order, searchable by shape
+  HolderIndex holders_;  // the holders in order of reserved start, searchable by shape
+  std::vector<HolderIndex::Holder> moved_;  // entries (old keys) a pass has yet to update
   Compression compression_;
   std::int64_t next_order_ = 0;
+  StartBound visited_;  // compress()'s bound, kept to reuse its memory
+  StartBound insertions_;               // valid while the planner's additions() stay
+  std::uint64_t insertions_additions_ = 0;  // planner.additions() when it was valid
 };
 
 PolicyPtr make_easy(const ParamValues& values, RunMode mode);

@@ -3,6 +3,7 @@
 // jobs end early: the same reservations after every step, the same starts.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 #include <string>
 #include <vector>
@@ -100,6 +101,21 @@ TEST(Compression, HolderIndexFindsTheFirstAcceptedHolderAfterAKey) {
       all.erase(all.begin() + static_cast<std::ptrdiff_t>(k));
     }
     ASSERT_EQ(index.size(), all.size());
+    if (round % 97 == 0) {  // sorted() and first() against a sort; rebuild from it (O(n) path)
+      std::vector<HolderIndex::Holder> sorted_all = all;
+      std::sort(sorted_all.begin(), sorted_all.end(), [](const HolderIndex::Holder& a, const HolderIndex::Holder& b) {
+        return a.start < b.start || (a.start == b.start && a.order < b.order);
+      });
+      const std::vector<HolderIndex::Holder> listed = index.sorted();
+      ASSERT_EQ(listed.size(), sorted_all.size());
+      for (std::size_t k = 0; k < listed.size(); ++k) ASSERT_EQ(listed[k].id, sorted_all[k].id) << "round " << round;
+      ASSERT_EQ(index.first() == nullptr, sorted_all.empty());
+      if (!sorted_all.empty()) {
+        ASSERT_EQ(index.first()->id, sorted_all.front().id);
+      }
+      index.assign_sorted(listed);
+      ASSERT_EQ(index.size(), all.size());
+    }
     const Time key_start = static_cast<Time>(rng() % 100);
     const std::int64_t key_order = static_cast<std::int64_t>(rng() % 3000);
     const std::int64_t max_size = 1 + static_cast<int>(rng() % 8);

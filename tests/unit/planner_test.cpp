@@ -116,6 +116,16 @@ TEST(Planner, ReserveNeverOverbooks) {
   p.reserve(0, 10, 3);
   EXPECT_THROW(p.reserve(5, 10, 2), std::logic_error);
   EXPECT_EQ(p.free_at(5), 1);  // unchanged by the failed reservation
+  // The whole profile is unchanged (reserve takes the units, sees the
+  // overbooking and gives them back), and the undo is no addition.
+  const auto before = p.slots();
+  const std::uint64_t additions = p.additions();
+  EXPECT_THROW(p.reserve(2, 20, 2), std::logic_error);
+  EXPECT_EQ(p.slots(), before);
+  EXPECT_EQ(p.additions(), additions);
+  p.release(p.reserve(12, 3, 4));
+  EXPECT_EQ(p.additions(), additions + 1);
+  EXPECT_EQ(p.slots(), before);
 }
 
 TEST(Planner, AdvanceDropsThePast) {

@@ -1,0 +1,87 @@
+// StartBound: the dominance bound that conservative's insertions and
+// compression searches start from. Its buckets must order sizes strictly, its
+// bound must be the largest recorded start of a strictly smaller shape in
+// lower buckets, and searching from it must give the plain search's answer.
+#include "planner/start_bound.hpp"
+
+#include <gtest/gtest.h>
+
+#include <limits>
+#include <random>
+#include <vector>
+
+#include "planner/planner.hpp"
+
+namespace los {
+namespace {
+
+TEST(StartBound, BucketsAreMonotoneAndStrict) {
+  EXPECT_EQ(StartBound::bucket(1), 0);
+  EXPECT_EQ(StartBound::bucket(2), 1);
+  EXPECT_EQ(StartBound::bucket(3), 2);
+  EXPECT_EQ(StartBound::bucket(4), 3);
+  EXPECT_EQ(StartBound::bucket(6), 4);
+  std::int64_t prev = 1;
+  for (std::int64_t x = 2; x < 5000; ++x) {
+    EXPECT_GE(StartBound::bucket(x), StartBound::bucket(prev));
+    prev = x;
+  }
+  EXPECT_LT(StartBound::bucket(std::numeric_limits<std::int64_t>::max()), StartBound::kBuckets);
+}
+
+TEST(StartBound, LowerIsTheLatestStartOfAShapeInLowerBuckets) {
+  std::mt19937_64 rng(7);
+  StartBound bound;
+  struct Rec {
+    std::int64_t size;
+    Time duration;
+    Time start;
+  };
+  std::vector<Rec> recs;
+  for (int round = 0; round < 2000; ++round) {
+    if (rng() % 50 == 0) {
+      bound.reset();
+      recs.clear();
+    }
+    const std::int64_t size = 1 + static_cast<std::int64_t>(rng() % 300);
+    const Time duration = 1 + static_cast<Time>(rng() % 100000);
+    Time expect = std::numeric_limits<Time>::min();
+    for (const Rec& r : recs) {
+      if (StartBound::bucket(r.size) < StartBound::bucket(size) &&
+          StartBound::bucket(r.duration) < StartBound::bucket(duration)) {
+        expect = std::max(expect, r.start);
+      }
+    }
+    ASSERT_EQ(bound.lower(size, duration), expect) << "round " << round;
+    const Time start = static_cast<Time>(rng() % 1000000);
+    bound.record(size, duration, start);
+    recs.push_back({size, duration, start});
+  }
+}
+
+// Insertions as conservative makes them (the profile only loses units
+// between searches): searching from the bound finds the plain search's start.
+TEST(StartBound, InsertionsFromTheBoundFindThePlainStarts) {
+  std::mt19937_64 rng(11);
+  int searches = 0;
+  for (int round = 0; round < 200; ++round) {
+    const std::int64_t cap = 4 + static_cast<std::int64_t>(rng() % 60);
+    Planner p(cap, 0);
+    StartBound bound;
+    const Time now = static_cast<Time>(rng() % 50);
+    for (int k = 0; k < 60; ++k) {
+      const std::int64_t size = 1 + static_cast<std::int64_t>(rng() % cap);
+      const Time dur = 1 + static_cast<Time>(rng() % 400);
+      const Time plain = p.earliest_start(size, dur, now);
+      const Time from_bound = p.earliest_start(size, dur, std::max(now, bound.lower(size, dur)));
+      ASSERT_EQ(from_bound, plain) << "round " << round << " insertion " << k;
+      bound.record(size, dur, plain);
+      p.reserve(plain, dur, size);
+      ++searches;
+    }
+  }
+  EXPECT_EQ(searches, 200 * 60);
+}
+
+}  // namespace
+}  // namespace los
