@@ -270,8 +270,30 @@ void RequestHandlers::starts(const std::string& partition, const Viewer& who, st
   auto done = [this, remaining, wanted, who, id, reply]() {
     if (--*remaining == 0) reply(Reply::send(starts_reply(wanted, who, id)));
   };
-  for (const std::string& name : wanted) forecasts_.request(*partitions_.at(name), config_.forecast, done);
+  for (const std::string& name : wanted) {
+    const PartitionScheduler& sched = *partitions_.at(name);
+    if (promises_cover_queue(sched, promised_starts(sched))) {
+      done();  // every prediction is a promise: no forecast to wait for
+    } else {
+      forecasts_.request(sched, config_.forecast, done);
+    }
+  }
   done();
+}
+
+std::unordered_map<JobId, Time> RequestHandlers::promised_starts(const PartitionScheduler& sched) {
+  std::unordered_map<JobId, Time> promised;
+  for (const PlannedStart& p : sched.policy().reservations()) promised[p.job] = p.start;
+  return promised;
+}
+
+bool RequestHandlers::promises_cover_queue(const PartitionScheduler& sched,
+                                           const std::unordered_map<JobId, Time>& promised) {
+  const Snapshot& s = *sched.last();
+  const std::vector<JobId>& starting = sched.started_last();
+  return std::all_of(s.queue.begin(), s.queue.end(), [&](const Job& j) {
+    return promised.count(j.id) != 0 || std::find(starting.begin(), starting.end(), j.id) != starting.end();
+  });
 }
 
 Bytes RequestHandlers::starts_reply(const std::vector<std::string>& partitions, const Viewer& who, std::uint32_t id) {
@@ -279,13 +301,16 @@ Bytes RequestHandlers::starts_reply(const std::vector<std::string>& partitions, 
   for (const std::string& name : partitions) {
     const auto it = partitions_.find(name);
     if (it == partitions_.end() || !it->second->last()) continue;
-    const ForecastCache::Forecast& f = forecasts_.result(name);
+    const std::unordered_map<JobId, Time> promised = promised_starts(*it->second);
+    // Without a forecast (every job holds a promise or is starting) no
+    // prediction reads one.
+    const bool covered = promises_cover_queue(*it->second, promised);
+    static const ForecastCache::Forecast kNone;
+    const ForecastCache::Forecast& f = covered ? kNone : forecasts_.result(name);
     if (!f.error.empty()) {
       return error_frame(LOS_ERR_INTERNAL, "forecast of partition '" + name + "' failed: " + f.error, id);
     }
     const Snapshot& s = *it->second->last();
-    std::unordered_map<JobId, Time> promised;
-    for (const PlannedStart& p : it->second->policy().reservations()) promised[p.job] = p.start;
     for (std::size_t i = 0; i < s.queue.size(); ++i) {
       const Job& j = s.queue[i];
       if (!who.sees(j.user)) continue;
@@ -299,7 +324,10 @@ Bytes RequestHandlers::starts_reply(const std::vector<std::string>& partitions, 
       p.reserved = held != promised.end();
       // A job that arrived after the forecast's snapshot has no prediction yet.
       const auto predicted = f.starts.find(j.id);
-      p.start = p.reserved ? held->second : (predicted != f.starts.end() ? predicted->second : kTimeInfinity);
+      p.start = p.reserved                      ? held->second
+                : predicted != f.starts.end() ? predicted->second
+                : covered                     ? s.now  // started by the latest step
+                                              : kTimeInfinity;
       out.push_back(std::move(p));
     }
   }

@@ -54,6 +54,8 @@ class PartitionScheduler {
   // The latest snapshot (nullptr before the first); its events are cleared.
   const Snapshot* last() const { return previous_ ? &*previous_ : nullptr; }
   const Policy& policy() const { return *policy_; }
+  // The jobs of last()'s queue the latest step decided to start.
+  const std::vector<JobId>& started_last() const { return started_last_; }
   std::chrono::nanoseconds last_step_time() const { return last_step_time_; }
 
  private:

@@ -1,6 +1,7 @@
 #include "policies/backfilling.hpp"
 
 #include <algorithm>
+#include <array>
 #include <limits>
 #include <unordered_map>
 #include <utility>
@@ -304,16 +305,43 @@ StepResult BackfillingPolicy::step(const Snapshot& snapshot) {
 
   Planner& planner = profile_.planner();
   std::int64_t free_now = planner.free_at(now);
+  // A job beyond the depth starts only if at least its size is free
+  // throughout [now, now + d), so never if its window holds the earliest
+  // reservation's start and fewer units are free there. That refusal needs
+  // no profile query, and under EASY at high load it is the common one (the
+  // head's reservation leaves few extra units); the others are asked as
+  // before. Recomputed after every change to the plan.
+  Time first_reserved = kTimeInfinity;
+  std::int64_t free_at_first = 0;
+  bool first_known = false;
+  // Under EASY and small depths a holder is found among the few by id
+  // instead of hashing every queued job.
+  constexpr std::size_t kFewHolders = 8;
+  std::array<JobId, kFewHolders> few{};
+  std::size_t few_count = 0;
+  bool few_known = false;
+  auto holds = [&](JobId id) {
+    if (reserved_.size() > kFewHolders) return true;  // ask the map
+    if (!few_known) {
+      few_count = 0;
+      for (const auto& [start, order, holder] : reserved_by_start_) few[few_count++] = holder;
+      few_known = true;
+    }
+    return std::find(few.begin(), few.begin() + static_cast<std::ptrdiff_t>(few_count), id) !=
+           few.begin() + static_cast<std::ptrdiff_t>(few_count);
+  };
   for (const Job& job : snapshot.queue) {
-    const auto held = reserved_.find(job.id);
-    if (held != reserved_.end()) {
-      const Reservation r = held->second;
-      if (r.start == now) {  // its units are already taken: the promise is kept
-        drop_reservation(job.id);
-        profile_.adopt_start(job.id, r.size, now, now + r.duration);
-        result.decisions.push_back(Decision::start(job.id));
+    if (holds(job.id)) {
+      if (const auto held = reserved_.find(job.id); held != reserved_.end()) {
+        const Reservation r = held->second;
+        if (r.start == now) {  // its units are already taken: the promise is kept
+          drop_reservation(job.id);
+          profile_.adopt_start(job.id, r.size, now, now + r.duration);
+          result.decisions.push_back(Decision::start(job.id));
+          first_known = few_known = false;
+        }
+        continue;
       }
-      continue;
     }
     if (job.size > snapshot.total_units) continue;  // can never run here
     const bool may_reserve = static_cast<int>(std::min<std::size_t>(reserved_.size(), kUnlimited)) < depth_;
@@ -322,6 +350,14 @@ StepResult BackfillingPolicy::step(const Snapshot& snapshot) {
       if (job.size > free_now) continue;
     }
     const Time d = planned_duration(job.estimate);
+    if (!may_reserve) {
+      if (!first_known) {
+        first_reserved = reserved_by_start_.empty() ? kTimeInfinity : std::get<0>(*reserved_by_start_.begin());
+        free_at_first = first_reserved < kTimeInfinity && first_reserved >= now ? planner.free_at(first_reserved) : 0;
+        first_known = true;
+      }
+      if (first_reserved >= now && first_reserved < now + d && job.size > free_at_first) continue;
+    }
     // Beyond the depth a job may only start now, for its whole estimate.
     const Time s = may_reserve ? insertion_start(job.size, d, now)
                                : (planner.min_free(now, now + d) >= job.size ? now : kTimeInfinity);
@@ -329,8 +365,10 @@ StepResult BackfillingPolicy::step(const Snapshot& snapshot) {
       profile_.start(job.id, job.size, now, d);
       free_now -= job.size;
       result.decisions.push_back(Decision::start(job.id));
+      first_known = false;
     } else if (may_reserve && s < kTimeInfinity) {
       add_reservation(job.id, job.size, s, d, planner.reserve(s, d, job.size));
+      first_known = few_known = false;
     }
   }
   // The plan is a fixpoint now: from here on, log where units come back.

@@ -116,7 +116,7 @@ StepResult TabuPolicy::step(const Snapshot& snapshot) {
       // The wall-clock cap applies live only: a simulation counts
       // iterations, so every run is reproducible.
       const TabuSearchLimits limits =
-          tabu_search_limits(options_.budget, plan_.movable().size(), mode_ == RunMode::Live, options_.time_limit);
+          tabu_search_limits(options_.budget, plan_.movable().size(), mode_ == RunMode::Live, live_seconds());
       if (options_.abort) {
         // Runs at the next step, with what fits before it; the time limit
         // is simulated seconds here.
@@ -169,6 +169,9 @@ const ParamTable& tabu_parameters() {
       Param::integer("seed", static_cast<long long>(d.seed), 0, 1LL << 62, "random seed"),
       Param::number("time-limit", d.time_limit, 0, 3600,
                     "seconds per search: wall-clock live; simulated under abort (0: none)"),
+      Param::number("live-limit", d.live_limit, 0.000001, 3600,
+                    "live: wall-clock seconds per search at most, whatever time-limit says (the search runs inside "
+                    "losd's answer to the plugin)"),
       Param::flag("abort", d.abort,
                   "simulation: a search takes eval-cost s per iteration and an arrival or end stops it"),
       Param::number("eval-cost", d.eval_cost, 1e-6, 3600, "simulated seconds per search iteration under abort"),
@@ -184,6 +187,7 @@ PolicyPtr make_tabu(const ParamValues& values, RunMode mode) {
   o.tabu_size = static_cast<std::size_t>(values.integer("tabu"));
   o.seed = static_cast<std::uint64_t>(values.integer("seed"));
   o.time_limit = values.number("time-limit");
+  o.live_limit = values.number("live-limit");
   o.abort = values.flag("abort");
   o.eval_cost = values.number("eval-cost");
   if (o.abort && mode == RunMode::Live) {

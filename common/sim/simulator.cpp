@@ -228,7 +228,7 @@ class Engine {
     snap_.resync = false;
     snap_.events.clear();
 
-    bool started = false;
+    started_.clear();
     for (const Decision& d : step.decisions) {
       const auto it = index_.find(d.job);
       if (it == index_.end()) throw SimulationError(who(d.job) + ": no such job");
@@ -253,7 +253,7 @@ class Engine {
           if (!d.nodes.empty()) snap_.running.back().nodes = d.nodes;
           schedule_completion(i);
           snap_.events.push_back({SnapshotEvent::Kind::Started, j.id, j.size, snap_.now, j.estimate});
-          started = true;
+          started_.push_back(j.id);
           break;
         }
         case Decision::Kind::Suspend: {
@@ -311,8 +311,15 @@ class Engine {
         }
       }
     }
-    if (started) {
-      std::erase_if(snap_.queue, [&](const Job& j) { return state_[index_.at(j.id)].state != State::Queued; });
+    if (!started_.empty()) {
+      // Only a job started in this step left the queue (one requeued in it
+      // is queued again): the queue is tested against the few started ids,
+      // not looked up job by job.
+      std::sort(started_.begin(), started_.end());
+      std::erase_if(snap_.queue, [&](const Job& j) {
+        return std::binary_search(started_.begin(), started_.end(), j.id) &&
+               state_[index_.at(j.id)].state != State::Queued;
+      });
     }
     admitted_ = std::min(step.admitted, snap_.queue.size());
     if (step.wakeup < kTimeInfinity && step.wakeup > snap_.now) {
@@ -343,6 +350,7 @@ class Engine {
   SimObserver* observer_;
   std::vector<JobState> state_;
   std::unordered_map<JobId, std::uint32_t> index_;
+  std::vector<JobId> started_;  // schedule(): the jobs started in the step
   std::priority_queue<Event, std::vector<Event>, std::greater<Event>> events_;
   std::uint64_t seq_ = 0;
   std::uint32_t wake_version_ = 0;

@@ -442,6 +442,27 @@ TEST(LosdQueries, StatusPlanAndPredictedStartsFromTheRunningPolicy) {
   // All partitions at once.
   EXPECT_GT(protocol::decode_starts(q.request(protocol::encode_query_starts("")).payload).size(), checked);
 
+  // Under conservative every waiting job holds a promise: the predictions are
+  // the plan's reservations (no forecast is computed), and a job the step
+  // just started is predicted to start now.
+  std::unordered_map<JobId, Time> reserved;
+  for (const auto& r : plan.reservations) reserved[r.job] = r.start;
+  std::size_t promised = 0, starting = 0;
+  for (const auto& s : protocol::decode_starts(q.request(protocol::encode_query_starts("debug")).payload)) {
+    EXPECT_EQ(s.partition, "debug");
+    if (s.reserved) {
+      ASSERT_TRUE(reserved.count(s.job)) << "job " << s.job;
+      EXPECT_EQ(s.start, reserved[s.job]) << "job " << s.job;
+      ++promised;
+    } else {
+      EXPECT_EQ(s.start, 10000) << "job " << s.job << " is neither promised nor starting";
+      ++starting;
+    }
+  }
+  EXPECT_EQ(promised, reserved.size());
+  EXPECT_GT(promised, 10u);
+  EXPECT_GT(starting, 0u);
+
   try {
     q.request(protocol::encode_query_plan("nope"));
     FAIL();

@@ -351,6 +351,25 @@ TEST(TabuPolicy, TimeLimitAppliesLiveOnly) {
   }
 }
 
+// Live, a search stops at live-limit even when time-limit allows more (the
+// answer to the plugin must not wait for it); a simulation ignores both.
+TEST(TabuPolicy, LiveLimitCapsTheLiveSearch) {
+  for (const RunMode mode : {RunMode::Simulation, RunMode::Live}) {
+    PolicyPtr p = make_policy("tabu:time-limit=3600:live-limit=0.000001", mode);
+    p->step(full_partition_with_200_waiting(""));
+    const TabuSearchStats& stats = dynamic_cast<const TabuPolicy&>(*p).stats();
+    EXPECT_EQ(stats.searches, 1);
+    if (mode == RunMode::Simulation) {
+      EXPECT_EQ(stats.iterations, 400);
+    } else {
+      EXPECT_LT(stats.iterations, 400);
+    }
+  }
+  // The default cap is 10 ms, documented in docs/policies.md and losd's metrics section.
+  EXPECT_EQ(make_policy("tabu", RunMode::Live)->name(), "tabu");
+  EXPECT_EQ(make_policy("tabu:live-limit=0.5", RunMode::Live)->name(), "tabu:live-limit=0.5");
+}
+
 // `abort`: a search begun at t = 300 takes eval-cost simulated seconds per
 // iteration; a job arriving at t = 302 stops it after the two iterations
 // that fit, and the rest of its budget is lost.
