@@ -324,7 +324,7 @@ StepResult BackfillingPolicy::step(const Snapshot& snapshot) {
     if (reserved_.size() > kFewHolders) return true;  // ask the map
     if (!few_known) {
       few_count = 0;
-      for (const auto& [start, order, holder] : reserved_by_start_) few[few_count++] = holder;
+      for (const auto& [holder, reservation] : reserved_) few[few_count++] = holder;
       few_known = true;
     }
     return std::find(few.begin(), few.begin() + static_cast<std::ptrdiff_t>(few_count), id) !=
@@ -352,7 +352,8 @@ StepResult BackfillingPolicy::step(const Snapshot& snapshot) {
     const Time d = planned_duration(job.estimate);
     if (!may_reserve) {
       if (!first_known) {
-        first_reserved = reserved_by_start_.empty() ? kTimeInfinity : std::get<0>(*reserved_by_start_.begin());
+        const HolderIndex::Holder* first = holders_.first();
+        first_reserved = first != nullptr ? first->start : kTimeInfinity;
         free_at_first = first_reserved < kTimeInfinity && first_reserved >= now ? planner.free_at(first_reserved) : 0;
         first_known = true;
       }
