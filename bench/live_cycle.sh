@@ -32,6 +32,16 @@
 # BLOCKERS=K (default 1; K divides 32): the nodes are held by K running jobs
 # of 32 / K nodes each instead of one (what a running job costs the snapshot).
 #
+# WIDE=1 (with EXTRA_NODES=N) adds partition "wide" of all 32 + N nodes (no
+# job of its own): the snapshot gets a view of 32 + N nodes, where the
+# running jobs are listed too (what a running job costs in a big partition).
+#
+# STARTS=S (default 0): after the last queue length, the queue and the
+# blockers are cancelled and S one-node jobs of 1 s submitted; sched/los starts
+# them as nodes free up. Prints apply_us / started over the cycles that
+# started jobs: the cost of a start under slurmctld's write locks
+# (select_nodes() and the launch included).
+#
 # Prints one table; docs/benchmarks.md records the runs.
 set -uo pipefail
 policy=${1:-conservative}
@@ -40,6 +50,8 @@ SUBMITTERS=${SUBMITTERS:-4}
 BACKFILL=${BACKFILL:-1}
 EXTRA_NODES=${EXTRA_NODES:-0}
 BLOCKERS=${BLOCKERS:-1}
+WIDE=${WIDE:-0}
+STARTS=${STARTS:-0}
 LOS_PARAMS=${LOS_PARAMS:-los_interval=1,los_fallback=none}
 NODES=32
 PRIO_TOP=1000000
@@ -49,6 +61,8 @@ CLUSTER_PARTITION_STATE=UP
 if [ "$EXTRA_NODES" -gt 0 ]; then
   CLUSTER_EXTRA_CONF="NodeName=x[1-$EXTRA_NODES] NodeHostname=localhost CPUs=1 RealMemory=1 State=FUTURE${CLUSTER_EXTRA_CONF:+
 $CLUSTER_EXTRA_CONF}"
+  [ "$WIDE" = 1 ] && CLUSTER_EXTRA_CONF+="
+PartitionName=wide Nodes=n[1-$NODES],x[1-$EXTRA_NODES] MaxTime=INFINITE State=UP"
 fi
 
 read -ra levels <<<"$JOBS"
@@ -155,6 +169,31 @@ for n in "${levels[@]}"; do
   resync_decide[$n]=$(sed -n "${line}s/.* decide_us=\([0-9]*\).*/\1/p" "$CLUSTER_DIR/slurmctld.log")
   log "sched/los at $n pending: snapshot ${los_snapshot[$n]} us, total ${los_total[$n]} us (median of $cycles)"
 done
+starts_line=""
+if [ "$STARTS" -gt 0 ]; then
+  scancel --state=PENDING --partition=batch
+  for ((b = 0; b < BLOCKERS; b++)); do scancel --name=blocker$b; done
+  deadline=$((SECONDS + 120))
+  until [ -z "$(squeue -h -o %i)" ]; do
+    [ $SECONDS -lt $deadline ] || fail "the cancelled jobs did not end in 120 s"
+    sleep 0.5
+  done
+  from=$(log_lines)
+  for ((i = 0; i < STARTS; i++)); do
+    sbatch --parsable -J s$i -N 1 -t 1 -o /dev/null --wrap "sleep 1" >/dev/null || fail "sbatch of start job $i failed"
+  done
+  deadline=$((SECONDS + 60 + STARTS))
+  until [ -z "$(squeue -h -o %i)" ]; do
+    [ $SECONDS -lt $deadline ] || fail "the $STARTS start jobs did not end in $((60 + STARTS)) s"
+    sleep 1
+  done
+  starts_line=$(tail -n +"$((from + 1))" "$CLUSTER_DIR/slurmctld.log" | grep "sched/los: cycle .*by=losd .* started=[1-9]" |
+    sed -n 's/.* started=\([0-9]*\) .* apply_us=\([0-9]*\).*/\1 \2/p' |
+    awk '{s += $1; a += $2; c++; if (c == 1 || $2 / $1 < lo) lo = $2 / $1} END {
+      if (s) printf "starts: %d jobs in %d cycles; apply under the write locks %.0f us per start (sum / sum), least per cycle %.0f us\n", s, c, a / s, lo }')
+  [ -n "$starts_line" ] || fail "no cycle started a job"
+  log "$starts_line"
+fi
 cluster_teardown
 
 # ---- sched/backfill --------------------------------------------------------
@@ -190,6 +229,7 @@ fi
 echo
 extra=""
 [ "$EXTRA_NODES" -gt 0 ] && extra=" (+ $EXTRA_NODES FUTURE node records)"
+[ "$WIDE" = 1 ] && extra+=", partition wide of all of them"
 extra+=", $BLOCKERS running job(s)"
 echo "live cycle, $NODES nodes$extra, losd policy $policy, sched/los $LOS_PARAMS; microseconds; sched/los: median (min / max) of its periodic cycles"
 printf "%-8s %-7s %-22s %-12s %-8s %-10s %-22s %-18s %-30s %-10s %s\n" pending cycles "snapshot" "round trip" apply \
@@ -209,6 +249,7 @@ echo "columns: snapshot under read locks (incl. taking them); round trip to losd
 echo "locks; predict: the rest of the cycle (losd's predicted starts, and every pending job's Reason and"
 echo "StartTime set from them under the write locks); resync: the first cycle after a losd restart, total (round trip); main: slurmctld main scheduler, sdiag mean;"
 echo "ratio: sched/los total / sched/backfill mean (goal <= 0.2)"
+[ -n "$starts_line" ] && echo "$starts_line"
 if [ ${#levels[@]} -ge 2 ]; then
   pts_snapshot=() pts_snapshot_min=() pts_total=()
   for n in "${levels[@]}"; do

@@ -31,7 +31,40 @@ void los_cycle_free(struct los_cycle* cy) {
   free(cy->migrated);
   cy->migrated = NULL;
   cy->migrated_count = cy->migrated_cap = 0;
+  free(cy->part_values);
+  cy->part_values = NULL;
+  cy->part_value_count = cy->part_value_cap = 0;
 }
+
+int los_cycle_part_value(const struct los_cycle* cy, const void* part, uint32_t* value) {
+  for (uint32_t i = 0; i < cy->part_value_count; ++i)
+    if (cy->part_values[i].part == part) {
+      *value = cy->part_values[i].value;
+      return 1;
+    }
+  return 0;
+}
+
+int los_cycle_remember_part_value(struct los_cycle* cy, const void* part, uint32_t value) {
+  for (uint32_t i = 0; i < cy->part_value_count; ++i)
+    if (cy->part_values[i].part == part) {
+      cy->part_values[i].value = value;
+      return 0;
+    }
+  if (cy->part_value_count == cy->part_value_cap) {
+    const uint32_t cap = cy->part_value_cap ? 2 * cy->part_value_cap : 8;
+    struct los_part_value* grown = realloc(cy->part_values, (size_t)cap * sizeof *grown);
+    if (!grown) return -1;
+    cy->part_values = grown;
+    cy->part_value_cap = cap;
+  }
+  cy->part_values[cy->part_value_count].part = part;
+  cy->part_values[cy->part_value_count].value = value;
+  ++cy->part_value_count;
+  return 0;
+}
+
+void los_cycle_forget_part_values(struct los_cycle* cy) { cy->part_value_count = 0; }
 
 const struct los_migration* los_cycle_migration(const struct los_cycle* cy, uint32_t job) {
   for (uint32_t i = 0; cy && i < cy->migrated_count; ++i)

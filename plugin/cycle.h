@@ -111,6 +111,15 @@ struct los_migration {
   time_t at;
 };
 
+/* A value the scheduler derives from one of its partitions (slurmctld: the
+ * CPUs of its smallest node, which job sizes need), remembered while it
+ * holds its locks, so that each decision does not derive it again from the
+ * whole node table. The scheduler forgets them when it releases the locks. */
+struct los_part_value {
+  const void* part;
+  uint32_t value;
+};
+
 /* State kept from one cycle to the next; owned by the scheduling thread. */
 struct los_cycle {
   struct los_conn conn;
@@ -127,7 +136,16 @@ struct los_cycle {
   uint32_t fallback_only_logged;  /* partitions the fallback alone schedules, as last logged */
   struct los_migration* migrated; /* jobs requeued for migration, not started again yet */
   uint32_t migrated_count, migrated_cap;
+  struct los_part_value* part_values; /* see los_cycle_part_value() */
+  uint32_t part_value_count, part_value_cap;
 };
+
+/* 1 and *value: the value remembered for part; 0 when none is. */
+int los_cycle_part_value(const struct los_cycle* cy, const void* part, uint32_t* value);
+/* Remembers part's value; -1 out of memory (it is then derived again next time). */
+int los_cycle_remember_part_value(struct los_cycle* cy, const void* part, uint32_t value);
+/* Forgets every remembered value (the scheduler's records may change now). */
+void los_cycle_forget_part_values(struct los_cycle* cy);
 
 /* The migration of job (a Slurm job id) in progress, or NULL. */
 const struct los_migration* los_cycle_migration(const struct los_cycle* cy, uint32_t job);

@@ -164,10 +164,27 @@ static uint32_t array_tasks_allowed(const job_record_t* job) {
  * 10,000 nodes, per job it cost ~70 us, docs/benchmarks.md issue 17). */
 static uint32_t part_min_cpus(const part_record_t* part) {
   uint32_t cpn = 0;
-  node_record_t* node;
   if (!part || !part->node_bitmap) return 0;
-  for (int i = 0; (node = next_node(&i)); ++i)
-    if (bit_test(part->node_bitmap, node->index) && node->cpus && (!cpn || node->cpus < cpn)) cpn = node->cpus;
+  const bitoff_t last = bit_fls(part->node_bitmap);
+  for (bitoff_t i = bit_ffs(part->node_bitmap); i >= 0 && i <= last; ++i) {
+    const node_record_t* node = i < node_record_count ? node_record_table_ptr[i] : NULL;
+    if (node && bit_test(part->node_bitmap, i) && node->cpus && (!cpn || node->cpus < cpn)) cpn = node->cpus;
+  }
+  return cpn;
+}
+
+/* part_min_cpus(), derived once per partition while the write locks are held
+ * (the decisions of a cycle), not once per decision (a loop over the
+ * partition's nodes under slurmctld's write locks for every start): the
+ * value cannot change meanwhile. A node's CPUs change only under the node
+ * write lock, held here (select_nodes() allocates nodes, it does not
+ * reconfigure them), a partition's nodes only under the partition write
+ * lock, excluded by the read lock held here. cy NULL: derived every time. */
+static uint32_t part_min_cpus_locked(struct los_cycle* cy, const part_record_t* part) {
+  uint32_t cpn;
+  if (cy && part && los_cycle_part_value(cy, part, &cpn)) return cpn;
+  cpn = part_min_cpus(part);
+  if (cy && part) los_cycle_remember_part_value(cy, part, cpn);
   return cpn;
 }
 
@@ -182,8 +199,9 @@ static uint32_t job_size_in(const job_record_t* job, uint32_t cpn) {
   return n;
 }
 
-static uint32_t job_size(const job_record_t* job, const part_record_t* part) {
-  return job_size_in(job, part_min_cpus(part));
+/* Under the write locks (see part_min_cpus_locked()). */
+static uint32_t job_size(struct los_cycle* cy, const job_record_t* job, const part_record_t* part) {
+  return job_size_in(job, part_min_cpus_locked(cy, part));
 }
 
 static int same_ptr(void* x, void* key) { return x == key; }
@@ -298,9 +316,10 @@ static int is_reservation_block(uint64_t id) { return LOS_SLURM_JOB_ID(id) == 0;
  * nodes of that active reservation in it and the reservation's jobs.
  * reserved: the nodes of all active reservations (NULL: none); in a plain
  * partition they are reported drained, so losd plans no other job on them
- * while the reservation lasts. local: scratch of node_record_count ints. */
+ * while the reservation lasts. local: scratch of node_record_count ints;
+ * span: scratch of node_record_count uint32_t (a running job's nodes). */
 static int add_view(struct los_snapshot* s, part_record_t* part, slurmctld_resv_t* resv, bitstr_t* reserved, time_t now,
-                    int* local, const struct los_cycle* cy) {
+                    int* local, uint32_t* span, const struct los_cycle* cy) {
   char name[512];
   if (resv)
     snprintf(name, sizeof name, "%s%c%s", part->name, LOS_RESV_SEP, resv->name);
@@ -338,10 +357,13 @@ static int add_view(struct los_snapshot* s, part_record_t* part, slurmctld_resv_
       /* a reserved node is drained in a plain partition's view: a job on it
        * is not counted there (losd counts a running job's size as busy
        * usable nodes) */
-#define LOS_COUNTED(i) (local[i] >= 0 && bit_test(held, i) && (resv || !reserved || !bit_test(reserved, i)))
       uint32_t count = 0;
-      for (int i = 0; i < node_record_count; ++i)
-        if (LOS_COUNTED(i)) ++count;
+      /* only from its first node to its last, once: a running job costs its
+       * own span of the node table, not two passes over all of it */
+      const bitoff_t last = bit_fls(held);
+      for (bitoff_t i = bit_ffs(held); i >= 0 && i <= last && i < node_record_count; ++i)
+        if (local[i] >= 0 && bit_test(held, i) && (resv || !reserved || !bit_test(reserved, i)))
+          span[count++] = (uint32_t)local[i];
       if (count == 0) continue; /* completed everywhere */
       struct los_running* r = los_partition_add_running(p, count);
       if (!r) {
@@ -356,10 +378,7 @@ static int add_view(struct los_snapshot* s, part_record_t* part, slurmctld_resv_
       r->size = count;
       r->suspended = IS_JOB_SUSPENDED(job) ? 1 : 0;
       r->migratable = job_migratable(job) ? 1 : 0;
-      uint32_t k = 0;
-      for (int i = 0; i < node_record_count && k < count; ++i)
-        if (LOS_COUNTED(i)) r->nodes[k++] = (uint32_t)local[i];
-#undef LOS_COUNTED
+      memcpy(r->nodes, span, count * sizeof *span);
     } else if (job_eligible(job, now, cy) && is_array_meta(job)) {
       /* every pending task the throttle lets start, lowest task id first */
       const uint32_t allowed = array_tasks_allowed(job);
@@ -393,6 +412,7 @@ static int take_snapshot(struct los_snapshot* s, struct los_snapshot* fallback_o
                          const struct los_cycle* cy) {
   int rc = -1;
   int* local = xcalloc(node_record_count ? node_record_count : 1, sizeof(int));
+  uint32_t* span = xcalloc(node_record_count ? node_record_count : 1, sizeof(uint32_t));
   bitstr_t* reserved = reserved_nodes(now);
   ListIterator pit = list_iterator_create(part_list);
   part_record_t* part;
@@ -403,10 +423,10 @@ static int take_snapshot(struct los_snapshot* s, struct los_snapshot* fallback_o
   while ((part = list_next(pit))) {
     if (!(part->state_up & PARTITION_SCHED) || !part->node_bitmap) continue;
     if (strchr(part->name, LOS_RESV_SEP)) {
-      if (add_view(fallback_only, part, NULL, reserved, now, local, cy)) goto done;
+      if (add_view(fallback_only, part, NULL, reserved, now, local, span, cy)) goto done;
       continue;
     }
-    if (add_view(s, part, NULL, reserved, now, local, cy)) goto done;
+    if (add_view(s, part, NULL, reserved, now, local, span, cy)) goto done;
     if (!reserved || !bit_overlap_any(reserved, part->node_bitmap)) continue;
     /* every active reservation with nodes in this partition: its own view */
     ListIterator rit = list_iterator_create(resv_list);
@@ -417,7 +437,7 @@ static int take_snapshot(struct los_snapshot* s, struct los_snapshot* fallback_o
       char name[512];
       snprintf(name, sizeof name, "%s%c%s", part->name, LOS_RESV_SEP, resv->name);
       if (find_part_record(name)) continue; /* that name is a partition's (in fallback_only) */
-      failed = add_view(s, part, resv, reserved, now, local, cy);
+      failed = add_view(s, part, resv, reserved, now, local, span, cy);
     }
     list_iterator_destroy(rit);
     if (failed) goto done;
@@ -427,20 +447,22 @@ done:
   list_iterator_destroy(pit);
   FREE_NULL_BITMAP(reserved);
   xfree(local);
+  xfree(span);
   return rc;
 }
 
 /* ---- applying decisions under the write locks ------------------------ */
 
+/* ctx: the cycle (its remembered partition values, part_min_cpus_locked()) or NULL. */
 static void lock_for_apply(void* ctx) {
-  (void)ctx;
   slurmctld_lock_t write_locks = {READ_LOCK, WRITE_LOCK, WRITE_LOCK, READ_LOCK, READ_LOCK};
   lock_slurmctld(write_locks);
+  if (ctx) los_cycle_forget_part_values(ctx);
 }
 
 static void unlock_after_apply(void* ctx) {
-  (void)ctx;
   slurmctld_lock_t write_locks = {READ_LOCK, WRITE_LOCK, WRITE_LOCK, READ_LOCK, READ_LOCK};
+  if (ctx) los_cycle_forget_part_values(ctx); /* slurmctld may change them once unlocked */
   unlock_slurmctld(write_locks);
 }
 
@@ -466,7 +488,7 @@ static int find_job(void* ctx, uint64_t id, struct los_job_view* view) {
   view->any_partition = IS_JOB_PENDING(job) && job->part_ptr_list && list_count(job->part_ptr_list) > 1;
   /* a job of a reservation is decided in its view "partition@reservation": start() checks it */
   if (job->resv_name) view->any_partition = 1;
-  view->min_nodes = job->details ? job_size(job, job->part_ptr) : 0;
+  view->min_nodes = job->details ? job_size(ctx, job, job->part_ptr) : 0;
   /* the meta record itself is never a decision's job; its tasks are */
   view->eligible = job_eligible(job, time(NULL), cy) && (task >= 0) == (is_array_meta(job) != 0);
   return 0;
@@ -594,7 +616,7 @@ static void start_job(void* ctx, const struct los_job_view* view, const struct l
     job->details->exc_node_bitmap = bit_copy(own_exc);
   }
   /* a node range (-N 2-4): the size losd planned, no more */
-  const uint32_t size = job_size(job, job->part_ptr), own_max = job->details->max_nodes;
+  const uint32_t size = job_size(cy, job, job->part_ptr), own_max = job->details->max_nodes;
   if (!own_max || own_max > size) job->details->max_nodes = size;
   const uint32_t array_id = job->array_recs ? job->job_id : 0;
   /* select_nodes() turns an array's meta record into its lowest pending task
@@ -644,10 +666,13 @@ static void start_job(void* ctx, const struct los_job_view* view, const struct l
 /* A node of the job that another job executes on (run_job_cnt counts the
  * running jobs of a node; a suspended job is not counted), or NULL. */
 static const node_record_t* node_busy_for_resume(const job_record_t* job) {
-  node_record_t* node;
   if (!job->node_bitmap) return NULL;
-  for (int i = 0; (node = next_node(&i)); ++i)
-    if (bit_test(job->node_bitmap, node->index) && node->run_job_cnt > 0) return node;
+  /* the job's span of the node table only (under the write locks) */
+  const bitoff_t last = bit_fls(job->node_bitmap);
+  for (bitoff_t i = bit_ffs(job->node_bitmap); i >= 0 && i <= last && i < node_record_count; ++i) {
+    const node_record_t* node = node_record_table_ptr[i];
+    if (node && bit_test(job->node_bitmap, i) && node->run_job_cnt > 0) return node;
+  }
   return NULL;
 }
 

@@ -564,4 +564,29 @@ TEST(PluginCycle, ACycleIsDueOnChangesTheIntervalAReconnectOrLosdsWakeup) {
   EXPECT_TRUE(los_cycle_due(&cy.c, {30, 10, 10, 6}, 0, 100, 30));
 }
 
+// The per-partition values the scheduler remembers while it holds its locks
+// (slurmctld: the CPUs of a partition's smallest node, for every decision's
+// job size): found by partition, overwritten, and all forgotten at once.
+TEST(PluginCycle, PartitionValuesAreRememberedPerPartitionUntilForgotten) {
+  Cycle cy;
+  int parts[20];
+  uint32_t value = 7;
+  EXPECT_FALSE(los_cycle_part_value(&cy.c, &parts[0], &value));
+  EXPECT_EQ(value, 7u);  // untouched when none is remembered
+  for (uint32_t i = 0; i < 20; ++i) ASSERT_EQ(los_cycle_remember_part_value(&cy.c, &parts[i], 100 + i), 0);
+  for (uint32_t i = 0; i < 20; ++i) {
+    ASSERT_TRUE(los_cycle_part_value(&cy.c, &parts[i], &value));
+    EXPECT_EQ(value, 100 + i);
+  }
+  EXPECT_EQ(los_cycle_remember_part_value(&cy.c, &parts[3], 0), 0);  // 0 (unknown CPUs) is a value too
+  ASSERT_TRUE(los_cycle_part_value(&cy.c, &parts[3], &value));
+  EXPECT_EQ(value, 0u);
+  EXPECT_EQ(cy.c.part_value_count, 20u);  // overwritten, not added twice
+  los_cycle_forget_part_values(&cy.c);
+  for (uint32_t i = 0; i < 20; ++i) EXPECT_FALSE(los_cycle_part_value(&cy.c, &parts[i], &value));
+  ASSERT_EQ(los_cycle_remember_part_value(&cy.c, &parts[5], 4), 0);
+  ASSERT_TRUE(los_cycle_part_value(&cy.c, &parts[5], &value));
+  EXPECT_EQ(value, 4u);
+}
+
 }  // namespace
