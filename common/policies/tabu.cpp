@@ -169,9 +169,9 @@ const ParamTable& tabu_parameters() {
       Param::integer("seed", static_cast<long long>(d.seed), 0, 1LL << 62, "random seed"),
       Param::number("time-limit", d.time_limit, 0, 3600,
                     "seconds per search: wall-clock live; simulated under abort (0: none)"),
-      Param::number("live-limit", d.live_limit, 0.000001, 3600,
+      Param::number("live-limit", d.live_limit, 0, 3600,
                     "live: wall-clock seconds per search at most, whatever time-limit says (the search runs inside "
-                    "losd's answer to the plugin)"),
+                    "losd's answer to the plugin; 0: none)"),
       Param::flag("abort", d.abort,
                   "simulation: a search takes eval-cost s per iteration and an arrival or end stops it"),
       Param::number("eval-cost", d.eval_cost, 1e-6, 3600, "simulated seconds per search iteration under abort"),

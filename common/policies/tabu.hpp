@@ -76,9 +76,12 @@ class TabuPolicy final : public Policy {
   const TabuPlan& tabu_plan() const { return plan_; }
 
  private:
-  // The wall-clock cap of a live search: time-limit (0: none), at most live-limit.
+  // The wall-clock cap of a live search: the smaller of time-limit and
+  // live-limit, leaving out either one that is 0 (none); 0 when both are.
   double live_seconds() const {
-    return options_.time_limit > 0 ? std::min(options_.time_limit, options_.live_limit) : options_.live_limit;
+    if (options_.time_limit <= 0) return options_.live_limit;
+    if (options_.live_limit <= 0) return options_.time_limit;
+    return std::min(options_.time_limit, options_.live_limit);
   }
   bool apply_events(const Snapshot& snapshot, bool& freed, bool searched);
   bool finish_pending_search(Time now);

@@ -365,7 +365,11 @@ TEST(TabuPolicy, LiveLimitCapsTheLiveSearch) {
       EXPECT_LT(stats.iterations, 400);
     }
   }
-  // The default cap is 10 ms, documented in docs/policies.md and losd's metrics section.
+  // Both at 0: no wall-clock cap at all, live or not.
+  PolicyPtr uncapped = make_policy("tabu:live-limit=0:time-limit=0", RunMode::Live);
+  uncapped->step(full_partition_with_200_waiting(""));
+  EXPECT_EQ(dynamic_cast<const TabuPolicy&>(*uncapped).stats().iterations, 400);
+  // The default cap is 10 ms, documented in docs/policies.md.
   EXPECT_EQ(make_policy("tabu", RunMode::Live)->name(), "tabu");
   EXPECT_EQ(make_policy("tabu:live-limit=0.5", RunMode::Live)->name(), "tabu:live-limit=0.5");
 }
