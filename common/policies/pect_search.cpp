@@ -523,15 +523,32 @@ void PectSearchPolicy::try_group(PectClass c, const Waiting& waiting, Time now) 
     }
   }
   Plan plan;
-  std::vector<double> predicted;
-  for (std::size_t k = 0; k < r.order.size(); ++k) {
+  std::vector<GroupedJob> predicted;
+  // commit > 0: only the first `commit` positions of the order are kept
+  // (rolling horizon); the rest go back to the queue with the jobs ending
+  // after the group finish, and the next group, formed once these started,
+  // is searched with what is known then.
+  const std::size_t kept = so_.commit > 0 ? std::min<std::size_t>(r.order.size(), static_cast<std::size_t>(so_.commit))
+                                          : r.order.size();
+  bool gft_in_plan = false;
+  Time plan_end = now;
+  JobId plan_last = 0;
+  for (std::size_t k = 0; k < kept; ++k) {
     const VJob& j = jobs[static_cast<std::size_t>(r.order[k])];
     if (r.start[k] + j.runtime > gft) continue;  // later ones go back to the queue
     plan.jobs.push_back(j);
-    predicted.push_back(estimated_bsld(j, r.start[k], now, o));
+    predicted.push_back({estimated_bsld(j, r.start[k], now, o), static_cast<int>(k)});
+    gft_in_plan = gft_in_plan || j.id == gft_job;
+    if (r.start[k] + j.runtime >= plan_end) {
+      plan_end = r.start[k] + j.runtime;
+      plan_last = j.id;
+    }
   }
   if (plan.jobs.empty()) return;
-  plan.gft_job = gft_job;
+  // A group-finish job cut off by `commit` would end outside the plan (or
+  // never, if it waits long): the plan's own last end takes its place.
+  const bool gft_running = jobs_.contains(gft_job) && jobs_.at(gft_job).executing;
+  plan.gft_job = gft_in_plan || gft_running || kept == r.order.size() ? gft_job : plan_last;
   ++groups_[static_cast<std::size_t>(c)];
   grouped_jobs_ += static_cast<long long>(plan.jobs.size());
   if (mode_ == RunMode::Simulation) {
@@ -722,6 +739,8 @@ const ParamTable& pect_search_parameters() {
       Param::number("min_util", kSearchDefaults.min_util, 0, 1, "group finish: minimum utilization"),
       Param::flag("plan_backfill", kSearchDefaults.plan_backfill,
                   "smart-backfill other classes' plan jobs into a slice (section 6.5 without its extra check)"),
+      Param::integer("commit", kSearchDefaults.commit, 0, 1000,
+                     "jobs of the searched order a plan keeps; the rest return to the queue (0: all, the thesis's)"),
       Param::flag("plan_easy", kSearchDefaults.plan_easy,
                   "execute a plan's order with EASY (only its first waiting job reserved), not every job pinned"),
       Param::integer("wall_ms", 200, 0, 100000000, "live only: wall-clock cap per group optimization, ms (0: none)"),
@@ -749,6 +768,7 @@ PolicyPtr make_pect_search(const ParamValues& v, RunMode mode) {
   o.min_util = v.number("min_util");
   o.plan_backfill = v.flag("plan_backfill");
   o.plan_easy = v.flag("plan_easy");
+  o.commit = static_cast<int>(v.integer("commit"));
   o.wall_ms = v.integer("wall_ms");
   o.stats = v.flag("stats");
   return std::make_unique<PectSearchPolicy>(std::move(o), v.canonical(), mode);

@@ -41,6 +41,10 @@
 //   - The plan: the best order placed; the group finish time (§4.7, delta
 //     0.05, min_util 0.75, stop at the first dip); jobs ending after it go
 //     back to the waiting queue (ambiguity #15).
+//   - Commit (ours, `commit`, default 1): the plan keeps only the first jobs
+//     of the order; the rest return to the queue, and the class's next group
+//     is searched as soon as these have started (a rolling horizon; 0: the
+//     whole order, the thesis's plan). docs/pect.md says why.
 //
 // In a slice of a class with a plan, at every pass (§2.2, §4.6): preempted
 // jobs of the class resume; the plan's unstarted jobs are re-placed in their
@@ -186,6 +190,12 @@ struct PectSearchOptions {
   // which alone keeps a reservation. Off: every plan job keeps its
   // earliest-fit place in plan order (the thesis's recalculation, §4.6).
   bool plan_easy = false;
+  // A rolling horizon: a plan keeps only the first `commit` jobs of the
+  // searched order (those ending by the group finish time); the others go
+  // back to the queue and the class's next group, formed as soon as these
+  // started, is searched again with the state of then. 0: the whole order
+  // (the thesis's plan).
+  int commit = 1;
   long long wall_ms = 0;  // live only
   bool stats = false;     // print the search statistics to stderr at the end
 };
@@ -206,10 +216,15 @@ class PectSearchPolicy final : public PectPolicy {
   long long groups(PectClass c) const { return groups_[static_cast<std::size_t>(c)]; }
   long long grouped_jobs() const { return grouped_jobs_; }
   // The jobs ever placed in a group, each with the bounded slowdown the
-  // search estimated for it when its plan was made (simulation only: live,
-  // the map would grow for the daemon's lifetime), for measuring the search
-  // on the jobs it actually reorders.
-  const std::unordered_map<JobId, double>& grouped_estimates() const { return grouped_; }
+  // search estimated for it when its plan was made and its position in the
+  // searched order (simulation only: live, the map would grow for the
+  // daemon's lifetime), for measuring the search on the jobs it actually
+  // reorders.
+  struct GroupedJob {
+    double estimate = 0;
+    int position = 0;
+  };
+  const std::unordered_map<JobId, GroupedJob>& grouped() const { return grouped_; }
   // Plan jobs started in another class's slice (plan_backfill), each leaving its plan.
   long long plan_backfills() const { return plan_backfills_; }
   std::string stats_line() const;
@@ -232,7 +247,7 @@ class PectSearchPolicy final : public PectPolicy {
   std::array<std::optional<Plan>, 3> plans_;
   std::array<long long, 3> groups_{};
   long long grouped_jobs_ = 0;
-  std::unordered_map<JobId, double> grouped_;
+  std::unordered_map<JobId, GroupedJob> grouped_;
   long long plan_backfills_ = 0;
   SearchStats stats_;
   bool stepped_ = false;  // instances made only for their name print nothing

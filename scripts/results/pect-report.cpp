@@ -15,6 +15,7 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
@@ -44,8 +45,9 @@ DESCRIPTION
     response and wait per runtime class x size class, utilization, switches
     and pect-search's search counters; when a pect-search policy is among
     them, every run also gets the same table over only the jobs that
-    pect-search placed in a group ("grouped"). Every run passes the invariant
-    checker. The measuring program of scripts/results/pect-search.sh, which
+    pect-search placed in a group ("grouped"), and their bounded slowdown by
+    their position in the searched order ("grouped_by_position": 1, 2, 3-5,
+    6-10, 11-20, 21+). Every run passes the invariant checker. The measuring program of scripts/results/pect-search.sh, which
     writes docs/results/pect-search.md; built, not installed.
 
 OPTIONS
@@ -105,6 +107,29 @@ nlohmann::json class_table(const los::SimResult& r, double m, const std::unorder
   return t;
 }
 
+// The position buckets of the "grouped_by_position" table: where in the
+// searched order a grouped job was (first, second, 3-5, 6-10, 11-20, 21+).
+constexpr std::array<int, 6> kPositionFrom = {0, 1, 2, 5, 10, 20};
+constexpr const char* kPositionName[] = {"1", "2", "3-5", "6-10", "11-20", "21+"};
+
+// Mean bounded slowdown of the grouped jobs of r per bucket of their position
+// in the searched order (`position`: a pect-search run's grouped jobs).
+nlohmann::json position_table(const los::SimResult& r, const std::unordered_map<los::JobId, int>& position) {
+  std::array<Acc, kPositionFrom.size()> acc{};
+  for (const los::JobOutcome& o : r.jobs) {
+    const auto it = position.find(o.job.id);
+    if (it == position.end()) continue;
+    const double rt = static_cast<double>(o.end - o.job.submit);
+    const double run = static_cast<double>(o.executed);
+    std::size_t b = 0;
+    while (b + 1 < kPositionFrom.size() && it->second >= kPositionFrom[b + 1]) ++b;
+    acc[b].add(std::max(rt / std::max(run, kBound), 1.0), rt, rt - run);
+  }
+  nlohmann::json t;
+  for (std::size_t b = 0; b < acc.size(); ++b) t[kPositionName[b]] = acc[b].json();
+  return t;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -142,6 +167,7 @@ int main(int argc, char** argv) {
     // placed in a group, so pect and pect-search are compared on the same jobs.
     std::vector<los::SimResult> results;
     std::unordered_set<los::JobId> grouped;
+    std::unordered_map<los::JobId, int> position;  // in the searched order, of the first pect-search run
     for (int a = first_arg + 1; a < argc; ++a) {
       los::PolicyPtr p = los::make_policy(argv[a], los::RunMode::Simulation);
       los::InvariantChecker checker;
@@ -166,16 +192,18 @@ int main(int argc, char** argv) {
                             {"wall_s", wall},
                             {"classes", class_table(r, m, nullptr)}};
       if (const auto* ps = dynamic_cast<const los::PectSearchPolicy*>(p.get())) {
+        const bool first_search = position.empty();
         // the search's own estimate of the grouped jobs' bounded slowdown
         // (when their plan was made), per runtime class, beside what they got
         std::array<Acc, 4> estimate{};
         for (const los::JobOutcome& o : r.jobs) {
-          const auto it = ps->grouped_estimates().find(o.job.id);
-          if (it == ps->grouped_estimates().end()) continue;
+          const auto it = ps->grouped().find(o.job.id);
+          if (it == ps->grouped().end()) continue;
           grouped.insert(o.job.id);
+          if (first_search) position.emplace(o.job.id, it->second.position);
           const std::size_t c =
               static_cast<std::size_t>(los::PectOptions{}.classify(std::max<los::Time>(o.executed, 1)));
-          for (std::size_t ci : {c, std::size_t{3}}) estimate[ci].add(it->second, 0, 0);
+          for (std::size_t ci : {c, std::size_t{3}}) estimate[ci].add(it->second.estimate, 0, 0);
         }
         const char* cn[] = {"short", "medium", "long", "all"};
         for (std::size_t c = 0; c < 4; ++c) run["grouped_estimate"][cn[c]] = estimate[c].json();
@@ -200,7 +228,10 @@ int main(int argc, char** argv) {
       results.push_back(r);
     }
     if (!grouped.empty()) {
-      for (std::size_t k = 0; k < results.size(); ++k) runs[k]["grouped"] = class_table(results[k], m, &grouped);
+      for (std::size_t k = 0; k < results.size(); ++k) {
+        runs[k]["grouped"] = class_table(results[k], m, &grouped);
+        runs[k]["grouped_by_position"] = position_table(results[k], position);
+      }
     }
     out["runs"] = std::move(runs);
     std::cout << out.dump(1) << "\n";

@@ -210,12 +210,14 @@ TEST(PectSearch, PlanJobsAreSmartBackfilledOnlyWithPlanBackfill) {
 }
 
 // plan_easy executes plans with EASY: a sound schedule, and a different one
-// (plan jobs start earlier than their pinned places allow).
+// (plan jobs start earlier than their pinned places allow). On the thesis's
+// whole-order plans: a plan of the default commit=1 is one job, which EASY
+// and the pinned place start alike.
 TEST(PectSearch, PlanEasyIsSoundAndChangesTheSchedule) {
   const Workload w = generate_model(parse_model_spec("lublin:jobs=3000:nodes=128:seed=71")).workload;
   std::vector<Time> starts[2];
   int k = 0;
-  for (const std::string spec : {"pect-search", "pect-search:plan_easy"}) {
+  for (const std::string spec : {"pect-search:commit=0", "pect-search:commit=0:plan_easy"}) {
     PolicyPtr p = make_policy(spec);
     InvariantChecker checker;
     const SimResult r = simulate(w, *p, {}, &checker);
@@ -225,6 +227,44 @@ TEST(PectSearch, PlanEasyIsSoundAndChangesTheSchedule) {
     ++k;
   }
   EXPECT_NE(starts[0], starts[1]);
+}
+
+// commit keeps the first jobs of each searched order in the plan: no plan
+// holds more, more groups form (each is searched again once its jobs
+// started), every schedule is sound, and commit=0 (the thesis's plan) keeps
+// longer plans than the default.
+TEST(PectSearch, CommitKeepsOnlyTheFirstJobsOfEachSearchedOrder) {
+  const Workload w = generate_model(parse_model_spec("lublin:jobs=3000:nodes=128:seed=71")).workload;
+  long long groups[3] = {0, 0, 0};
+  long long grouped[3] = {0, 0, 0};
+  const std::string specs[3] = {"pect-search:commit=0", "pect-search", "pect-search:commit=3"};
+  for (int k = 0; k < 3; ++k) {
+    PolicyPtr p = make_policy(specs[k]);
+    const auto* ps = dynamic_cast<const PectSearchPolicy*>(p.get());
+    ASSERT_NE(ps, nullptr);
+    InvariantChecker checker;
+    const SimResult r = simulate(w, *p, {}, &checker);
+    EXPECT_EQ(checker.check(r, true), std::vector<std::string>{}) << specs[k];
+    ASSERT_EQ(r.jobs.size(), w.jobs.size()) << specs[k];
+    groups[k] = ps->groups(PectClass::Long) + ps->groups(PectClass::Medium);
+    grouped[k] = ps->grouped_jobs();
+    ASSERT_GT(groups[k], 0) << specs[k];
+    int max_position = 0;
+    for (const auto& [id, g] : ps->grouped()) max_position = std::max(max_position, g.position);
+    if (k == 0) {
+      EXPECT_GT(max_position, 2);
+    } else if (k == 1) {
+      EXPECT_EQ(max_position, 0);
+    } else {
+      EXPECT_LE(max_position, 2);
+    }
+  }
+  EXPECT_EQ(grouped[1], groups[1]);        // one job per plan
+  EXPECT_LE(grouped[2], 3 * groups[2]);    // at most three
+  EXPECT_GT(grouped[0], 3 * groups[0]);    // the thesis's plans are longer
+  EXPECT_GT(groups[1], groups[0]);
+  EXPECT_EQ(canonical_policy("pect-search:commit=1"), "pect-search");
+  EXPECT_THROW(make_policy("pect-search:commit=-1"), SpecError);
 }
 
 }  // namespace
