@@ -22,8 +22,13 @@ Time GangPolicy::planned_duration(const Job& j) const {
 void GangPolicy::init(const Snapshot& s) {
   matrix_.emplace(options_.mpl, s.total_units);
   if (options_.backfill) {
-    plans_.clear();
-    for (int r = 0; r < options_.mpl; ++r) plans_.emplace_back(s.total_units, s.now);
+    // A resync keeps the rows' objects (their bounds' buffers) but nothing
+    // of their plans.
+    plans_.resize(static_cast<std::size_t>(options_.mpl), GangRowPlan(s.total_units, s.now));
+    for (RowPlan& p : plans_) {
+      p.restart(s.total_units, s.now);
+      p.reserved.clear();
+    }
     freed_.assign(static_cast<std::size_t>(options_.mpl), false);
   }
 }
@@ -97,7 +102,6 @@ void GangPolicy::resync(const Snapshot& s) {
   tasks_migrated_in_slice_ = 0;
   pending_stall_.clear();
   moved_in_event_.clear();
-  plans_.clear();
   freed_.clear();
   occupied_.clear();
   reserved_.clear();
