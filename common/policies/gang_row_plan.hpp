@@ -15,9 +15,9 @@
 // and a later search ask for (k >= k', d >= d') from now >= now'. Suppose it
 // answers s < s' (s >= now). Then k units are free throughout [s, s + d)
 // now, so k' units are free throughout [s, s + d') now, hence in the earlier
-// profile too (at least as many units free at every time >= now' <= s).
-// Since s >= now >= now', the earlier search would have answered at most s
-// < s': a contradiction. So the later answer is >= s', and
+// profile too (it had at least as many units free at every time from now'
+// on). Since s >= now >= now', the earlier search would have answered at
+// most s < s': a contradiction. So the later answer is >= s', and
 // earliest_start(k, d, max(now, s')) returns it (the earliest start >=
 // not_before is the earliest start when that is >= not_before). StartBound
 // gives the largest recorded s' of a shape strictly smaller in both
