@@ -22,8 +22,13 @@ Time GangPolicy::planned_duration(const Job& j) const {
 void GangPolicy::init(const Snapshot& s) {
   matrix_.emplace(options_.mpl, s.total_units);
   if (options_.backfill) {
-    plans_.clear();
-    for (int r = 0; r < options_.mpl; ++r) plans_.push_back(RowPlan{Planner(s.total_units, s.now), {}});
+    // A resync keeps the rows' objects (their bounds' buffers) but nothing
+    // of their plans.
+    plans_.resize(static_cast<std::size_t>(options_.mpl), GangRowPlan(s.total_units, s.now));
+    for (RowPlan& p : plans_) {
+      p.restart(s.total_units, s.now);
+      p.reserved.clear();
+    }
     freed_.assign(static_cast<std::size_t>(options_.mpl), false);
   }
 }
@@ -58,7 +63,7 @@ void GangPolicy::place_running(JobId id, Time start, Time estimate, int row, std
   const Time end = hold_end(start, estimate, now);
   occupied_[id] = Occupation{row, size, end, std::max<Time>(estimate, 1)};
   // Given back with add() when it ends (occupied_ knows where).
-  plans_[static_cast<std::size_t>(row)].planner.reserve(now, end - now, size);
+  plans_[static_cast<std::size_t>(row)].planner().reserve(now, end - now, size);
 }
 
 void GangPolicy::place_orphans(Time now) {
@@ -73,7 +78,7 @@ void GangPolicy::place_orphans(Time now) {
       } else if (!matrix_->columns_free(r, c)) {
         continue;
       }
-      if (options_.backfill && plans_[static_cast<std::size_t>(r)].planner.min_free(
+      if (options_.backfill && plans_[static_cast<std::size_t>(r)].planner().min_free(
                                    now, hold_end(it->start, it->estimate, now)) < static_cast<int>(c.size())) {
         continue;
       }
@@ -97,7 +102,6 @@ void GangPolicy::resync(const Snapshot& s) {
   tasks_migrated_in_slice_ = 0;
   pending_stall_.clear();
   moved_in_event_.clear();
-  plans_.clear();
   freed_.clear();
   occupied_.clear();
   reserved_.clear();
@@ -174,10 +178,10 @@ void GangPolicy::compress(int row, Time now) {
   for (JobId id : order) {
     Reservation& r = reserved_.at(id);
     if (r.start <= now) continue;
-    const Time s = plan.planner.earliest_start(r.size, r.duration, now, r.start);
+    const Time s = plan.planner().earliest_start(r.size, r.duration, now, r.start);
     if (s >= r.start) continue;
-    plan.planner.release(r.span);
-    r.span = plan.planner.reserve(s, r.duration, r.size);
+    plan.planner().release(r.span);
+    r.span = plan.planner().reserve(s, r.duration, r.size);
     plan.reserved.erase({r.start, r.order, id});
     r.start = s;
     plan.reserved.insert({r.start, r.order, id});
@@ -196,20 +200,20 @@ void GangPolicy::rebuild_row(int row, Time now) {
   // holds the row for one more cycle, and the row's reservations are
   // re-planned in their old order, as the conservative policy rebuilds.
   RowPlan& plan = plans_[static_cast<std::size_t>(row)];
-  plan.planner = Planner(matrix_->columns(), now);
+  plan.restart(matrix_->columns(), now);
   const Time extension = static_cast<Time>(options_.mpl) * options_.slice;
   for (auto& [id, occ] : occupied_) {
     if (occ.row != row) continue;
     if (occ.end <= now) occ.end = now + extension;
-    plan.planner.add(now, occ.end, -occ.size);
+    plan.planner().add(now, occ.end, -occ.size);
   }
   std::vector<JobId> holders;
   for (const auto& [start, ord, id] : plan.reserved) holders.push_back(id);
   plan.reserved.clear();
   for (JobId id : holders) {
     Reservation& r = reserved_.at(id);
-    r.start = plan.planner.earliest_start(r.size, r.duration, now);
-    r.span = plan.planner.reserve(r.start, r.duration, r.size);
+    r.start = plan.earliest_start(r.size, r.duration, now);  // the profile only loses units here
+    r.span = plan.planner().reserve(r.start, r.duration, r.size);
     plan.reserved.insert({r.start, r.order, id});
   }
 }
@@ -227,7 +231,7 @@ void GangPolicy::replan_overruns(Time now) {
 bool GangPolicy::fits_reservations(int row, JobId id, Time now) const {
   if (!options_.backfill) return true;
   const Occupation& occ = occupied_.at(id);
-  return plans_[static_cast<std::size_t>(row)].planner.min_free(now, occ.end) >= occ.size;
+  return plans_[static_cast<std::size_t>(row)].planner().min_free(now, occ.end) >= occ.size;
 }
 
 void GangPolicy::move_home(JobId id, int to_row, std::vector<int> cols, Time now) {
@@ -235,10 +239,10 @@ void GangPolicy::move_home(JobId id, int to_row, std::vector<int> cols, Time now
   matrix_->move_home(id, to_row, std::move(cols));
   if (!options_.backfill) return;
   Occupation& occ = occupied_.at(id);
-  plans_[static_cast<std::size_t>(from)].planner.add(now, occ.end, occ.size);
+  plans_[static_cast<std::size_t>(from)].planner().add(now, occ.end, occ.size);
   // A running job's units: given back with add() when it ends (occupied_
   // knows where), so the span's handle is not kept.
-  plans_[static_cast<std::size_t>(to_row)].planner.reserve(now, occ.end - now, occ.size);
+  plans_[static_cast<std::size_t>(to_row)].planner().reserve(now, occ.end - now, occ.size);
   occ.row = to_row;
   freed_[static_cast<std::size_t>(from)] = true;
 }
@@ -268,7 +272,7 @@ void GangPolicy::apply_events(const Snapshot& s) {
           const Occupation occ = occupied_.at(ev.job);
           occupied_.erase(ev.job);
           if (occ.end > now) {
-            plans_[static_cast<std::size_t>(occ.row)].planner.add(now, occ.end, occ.size);
+            plans_[static_cast<std::size_t>(occ.row)].planner().add(now, occ.end, occ.size);
             freed_[static_cast<std::size_t>(occ.row)] = true;
           }
         }
@@ -278,7 +282,7 @@ void GangPolicy::apply_events(const Snapshot& s) {
         const auto it = reserved_.find(ev.job);
         if (it != reserved_.end()) {
           const Reservation r = it->second;
-          plans_[static_cast<std::size_t>(r.row)].planner.release(r.span);
+          plans_[static_cast<std::size_t>(r.row)].planner().release(r.span);
           freed_[static_cast<std::size_t>(r.row)] = true;
           drop_reservation(ev.job);
         }
@@ -453,14 +457,15 @@ bool GangPolicy::schedule_backfill(const Snapshot& s) {
   const Time now = s.now;
   const int n = matrix_->columns();
   const std::size_t rows = static_cast<std::size_t>(options_.mpl);
+  std::vector<std::pair<Time, int>> by_bound(rows);  // (search bound, row)
   bool again = true;
   while (again) {
     again = false;
     std::vector<std::int64_t> free_now(rows);
-    for (std::size_t r = 0; r < rows; ++r) free_now[r] = plans_[r].planner.free_at(now);
+    for (std::size_t r = 0; r < rows; ++r) free_now[r] = plans_[r].planner().free_at(now);
     const std::int64_t most_free = *std::max_element(free_now.begin(), free_now.end());
     auto fits_now = [&](std::size_t r, const Job& job, Time d) {
-      return free_now[r] >= job.size && plans_[r].planner.min_free(now, now + d) >= job.size;
+      return free_now[r] >= job.size && plans_[r].planner().min_free(now, now + d) >= job.size;
     };
     auto best_fit = [&](const Job& job, Time d, int skip) {
       int best = -1;
@@ -473,7 +478,7 @@ bool GangPolicy::schedule_backfill(const Snapshot& s) {
     };
     auto start_now = [&](const Job& job, Time d, int row) {
       // Running now: occupied_ gives the units back at its end, no handle kept.
-      plans_[static_cast<std::size_t>(row)].planner.reserve(now, d, job.size);
+      plans_[static_cast<std::size_t>(row)].planner().reserve(now, d, job.size);
       free_now[static_cast<std::size_t>(row)] -= job.size;
       ++next_order_;
       place(job.id, job.size, row, now, d);
@@ -497,7 +502,7 @@ bool GangPolicy::schedule_backfill(const Snapshot& s) {
         if (rows > 1 && job.size <= most_free) {
           const int other = best_fit(job, d, r.row);
           if (other >= 0) {
-            plans_[static_cast<std::size_t>(r.row)].planner.release(r.span);
+            plans_[static_cast<std::size_t>(r.row)].planner().release(r.span);
             freed_[static_cast<std::size_t>(r.row)] = true;
             drop_reservation(job.id);
             start_now(job, d, other);
@@ -518,17 +523,27 @@ bool GangPolicy::schedule_backfill(const Snapshot& s) {
           continue;
         }
       }
+      // The row where it starts first, the lowest such row on a tie. Each
+      // row is searched from its dominance bound (gang_row_plan.hpp), rows
+      // in order of (bound, row): once a row's bound cannot beat the best
+      // start found (a later start, or the same start in a higher row),
+      // neither can the rows after it, and they are not searched.
+      for (std::size_t r = 0; r < rows; ++r) {
+        by_bound[r] = {plans_[r].lower_bound(job.size, d, now), static_cast<int>(r)};
+      }
+      std::sort(by_bound.begin(), by_bound.end());
       Time first = kTimeInfinity;
       int row = -1;
-      for (std::size_t r = 0; r < rows; ++r) {
-        const Time t = plans_[r].planner.earliest_start(job.size, d, now);
-        if (t < first) {
+      for (const auto& [bound, r] : by_bound) {
+        if (row >= 0 && (bound > first || (bound == first && r > row))) break;
+        const Time t = plans_[static_cast<std::size_t>(r)].earliest_start(job.size, d, now);
+        if (t < first || (t == first && r < row)) {
           first = t;
-          row = static_cast<int>(r);
+          row = r;
         }
       }
       if (row < 0) continue;
-      const Planner::SpanId span = plans_[static_cast<std::size_t>(row)].planner.reserve(first, d, job.size);
+      const Planner::SpanId span = plans_[static_cast<std::size_t>(row)].planner().reserve(first, d, job.size);
       reserved_[job.id] = Reservation{row, job.size, first, d, next_order_, span};
       plans_[static_cast<std::size_t>(row)].reserved.insert({first, next_order_, job.id});
       ++next_order_;
@@ -704,10 +719,10 @@ void GangPolicy::rebuild_plans(Time now, bool with_reservations) {
   // plan=rebuild: each row's profile from its running jobs' remaining
   // estimates (§2.4, remaining-work form); the reservations of the previous
   // event are laid over it only for the Compact check.
-  for (RowPlan& p : plans_) p.planner = Planner(matrix_->columns(), now);
+  for (RowPlan& p : plans_) p.restart(matrix_->columns(), now);
   for (auto& [id, occ] : occupied_) {
     occ.end = now + static_cast<Time>(options_.mpl) * std::max<Time>(1, occ.estimate - done_now(id, now));
-    plans_[static_cast<std::size_t>(occ.row)].planner.add(now, occ.end, -occ.size);
+    plans_[static_cast<std::size_t>(occ.row)].planner().add(now, occ.end, -occ.size);
   }
   if (with_reservations) {
     // Laid on unchecked, without spans: the reservations are dropped by the
@@ -715,7 +730,7 @@ void GangPolicy::rebuild_plans(Time now, bool with_reservations) {
     for (auto& [id, r] : reserved_) {
       r.span = Planner::SpanId{};
       if (r.start + r.duration > now) {
-        plans_[static_cast<std::size_t>(r.row)].planner.add(std::max(now, r.start), r.start + r.duration, -r.size);
+        plans_[static_cast<std::size_t>(r.row)].planner().add(std::max(now, r.start), r.start + r.duration, -r.size);
       }
     }
     return;
@@ -749,7 +764,7 @@ StepResult GangPolicy::step(const Snapshot& s) {
   moved_in_event_.clear();
   pin(s);
   if (options_.backfill) {
-    for (RowPlan& p : plans_) p.planner.advance_to(now);
+    for (RowPlan& p : plans_) p.planner().advance_to(now);
   }
   apply_events(s);
   const bool idle_before = matrix_->empty();

@@ -95,6 +95,7 @@
 
 #include "planner/planner.hpp"
 #include "policies/gang_matrix.hpp"
+#include "policies/gang_row_plan.hpp"
 #include "policy/policy.hpp"
 
 namespace los {
@@ -159,13 +160,9 @@ class GangPolicy final : public Policy {
     Time start;
     Time duration;
     std::int64_t order;
-    Planner::SpanId span;  // in plans_[row].planner
+    Planner::SpanId span;  // in plans_[row].planner()
   };
-  using ByStart = std::set<std::tuple<Time, std::int64_t, JobId>>;
-  struct RowPlan {
-    Planner planner;
-    ByStart reserved;  // this row's reservations by start
-  };
+  using RowPlan = GangRowPlan;  // profile, reservations by start, search bound
 
   void init(const Snapshot& s);
   void resync(const Snapshot& s);
