@@ -215,10 +215,14 @@ TabuPlan::Entry TabuPlan::make_entry(const Job& job, Time start, Time promise) {
 }
 
 Time TabuPlan::insert(const Job& job, Time now, Time promise) {
-  if (job.size > capacity_ || job.size <= 0 || listed_.count(job.id)) return kTimeInfinity;
   advance_to(now);
+  return insert_now(job, promise, profile_insertion());
+}
+
+Time TabuPlan::insert_now(const Job& job, Time promise, bool by_profile) {
+  if (job.size > capacity_ || job.size <= 0 || listed_.count(job.id)) return kTimeInfinity;
   const Time d = planned_duration(job.estimate);
-  const auto [at, s] = profile_insertion() ? insertion_by_profile(job.size, d) : earliest_insert(list_, job.size, d);
+  const auto [at, s] = by_profile ? insertion_by_profile(job.size, d) : earliest_insert(list_, job.size, d);
   if (s >= kTimeInfinity) return kTimeInfinity;
   list_.insert(list_.begin() + static_cast<std::ptrdiff_t>(at), make_entry(job, s, promise));
   shift_profile(s, d, job.size, -1);
@@ -227,10 +231,13 @@ Time TabuPlan::insert(const Job& job, Time now, Time promise) {
 
 void TabuPlan::insert_all(const std::vector<Job>& queue, Time now) {
   advance_to(now);
-  if (!profile_insertion()) {
-    for (const Job& job : queue) {
-      if (!contains(job.id)) insert(job, now);
-    }
+  std::size_t arrivals = 0;
+  for (const Job& job : queue) arrivals += !listed_.count(job.id);
+  if (arrivals == 0) return;
+  // A stale profile costs a rebuild (n updates of the profile); below a few
+  // arrivals their scans (n cheap steps each) cost less. Same answers.
+  if (!profile_insertion() || (profile_dirty_ && arrivals < kRebuildForArrivals)) {
+    for (const Job& job : queue) insert_now(job, kTimeInfinity, false);
     return;
   }
   // Each job goes before the first job starting at or after its start E
@@ -342,8 +349,9 @@ void TabuPlan::compress() {
 void TabuPlan::shift_profile(const std::vector<TabuStartChange>& changes) {
   marks_valid_ = false;
   if (profile_dirty_) return;
-  // Two updates per change; past half the list a rebuild is as cheap.
-  if (2 * changes.size() > list_.size()) {
+  // Two updates per change; past an eighth of the list, leave it stale: it
+  // is rebuilt only if a burst of arrivals needs it (insert_all()).
+  if (16 * changes.size() > list_.size()) {
     profile_dirty_ = true;
     return;
   }

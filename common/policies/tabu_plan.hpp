@@ -195,6 +195,11 @@ class TabuPlan {
   }
   // The profile follows the starts in `changes` (a compression, a kept move).
   void shift_profile(const std::vector<TabuStartChange>& changes);
+  // insert() at now_: by the profile (profile_insertion() must hold) or by
+  // the scan.
+  Time insert_now(const Job& job, Time promise, bool by_profile);
+  // insert_all() rebuilds a stale profile for this many arrivals or more.
+  static constexpr std::size_t kRebuildForArrivals = 8;
   // A new list entry, its user totals and its promise; not placed in list_.
   Entry make_entry(const Job& job, Time start, Time promise);
 

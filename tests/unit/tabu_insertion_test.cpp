@@ -116,7 +116,7 @@ void drive(std::uint64_t seed, int steps, Counts& n) {
     // Arrivals: a batch, and the same jobs one by one on a copy.
     std::vector<Job> queue;
     for (const TabuPlan::Entry& e : plan.entries()) queue.push_back(job(e.id, 0, e.size, e.duration));
-    const int arrivals = static_cast<int>(uniform(0, 6));
+    const int arrivals = static_cast<int>(uniform(0, 3) == 0 ? uniform(8, 16) : uniform(0, 7));
     for (int a = 0; a < arrivals; ++a) {
       queue.push_back(job(next_id++, now - uniform(0, 50), static_cast<int>(uniform(1, units)), duration(), -1,
                           static_cast<int>(uniform(1, 5))));
