@@ -106,9 +106,7 @@ StepResult TabuPolicy::step(const Snapshot& snapshot) {
     }
   }
 
-  for (const Job& job : snapshot.queue) {
-    if (!plan_.contains(job.id)) plan_.insert(job, now);
-  }
+  plan_.insert_all(snapshot.queue, now);
 
   if (options_.period > 0 && now >= next_search_) {
     if (plan_.movable().size() >= 2) {

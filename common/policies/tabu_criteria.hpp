@@ -47,6 +47,7 @@ struct TabuStartChange {
   Time duration;
   Time from;
   Time to;
+  int size;  // units: the plan's profile moves the job's units with it
 };
 
 // Sums over the waiting jobs of a plan, from which the means are taken.

@@ -29,7 +29,13 @@ void TabuPlan::drop_movable(JobId id) {
 const FreeAt& TabuPlan::base() const {
   if (base_dirty_) {
     base_.reset(capacity_, now_);
-    for (const auto& [end, id] : running_by_end_) base_.hold(running_.at(id).size, end);
+    std::int64_t held = 0;
+    for (const auto& [end, id] : running_by_end_) {
+      const int size = running_.at(id).size;
+      base_.hold(size, end);
+      if (end > now_) held += size;
+    }
+    overbooked_ = held > capacity_;
     base_dirty_ = false;
   }
   return base_;
@@ -51,7 +57,9 @@ void TabuPlan::advance_to(Time now) {
   if (now <= now_) return;
   now_ = now;
   base_dirty_ = true;
-  changed();
+  marks_valid_ = false;
+  // The profile before now is gone either way; what follows is the same.
+  if (!profile_dirty_) profile_.advance_to(now);
 }
 
 void TabuPlan::add_running(const Job& job, Time start, Time end) {
@@ -63,7 +71,8 @@ void TabuPlan::add_running(const Job& job, Time start, Time end) {
   score_.add_fixed_wait(u, wait);
   score_.add_area(u, static_cast<double>(d) * job.size);
   base_dirty_ = true;
-  changed();
+  shift_profile(now_, end - now_, job.size, -1);
+  if (!list_.empty()) replayed_ = false;  // fewer units for the list
 }
 
 bool TabuPlan::end_running(JobId id, Time now, bool& freed) {
@@ -76,7 +85,11 @@ bool TabuPlan::end_running(JobId id, Time now, bool& freed) {
   // The area counted the estimate while the job ran; now its run time is known.
   score_.add_area(r.user, static_cast<double>((now - r.start) - r.duration) * r.size);
   base_dirty_ = true;
-  changed();
+  marks_valid_ = false;
+  if (r.end > now_) {
+    shift_profile(now_, r.end - now_, r.size, +1);
+    if (!list_.empty()) replayed_ = false;  // units free early: compress() moves jobs
+  }
   return true;
 }
 
@@ -90,7 +103,7 @@ void TabuPlan::replay(std::vector<Entry>& list, std::size_t from, FreeAt& free,
     Entry& e = list[i];
     const Time s = free.kth(e.size);
     if (s != e.start) {
-      if (journal) journal->push_back({e.user, e.submit, e.duration, e.start, s});
+      if (journal) journal->push_back({e.user, e.submit, e.duration, e.start, s, e.size});
       e.start = s;
     }
     free.place(e.size, s + e.duration);
@@ -149,23 +162,114 @@ std::pair<std::size_t, Time> TabuPlan::earliest_insert(const std::vector<Entry>&
   }
 }
 
-Time TabuPlan::insert(const Job& job, Time now, Time promise) {
-  if (job.size > capacity_ || job.size <= 0 || listed_.count(job.id)) return kTimeInfinity;
-  advance_to(now);
+bool TabuPlan::profile_insertion() const {
+  // base() first: it decides overbooked_.
+  const FreeAt& free = base();
+  (void)free;
+  return replayed_ && !overbooked_ && first_start() >= now_;
+}
+
+std::pair<std::size_t, Time> TabuPlan::insertion_by_profile(int size, Time duration) const {
+  // What earliest_insert(list_, size, duration) returns, read off the
+  // availability profile: (a, E), where E is the profile's earliest start
+  // of size x duration from now and a the number of jobs starting before E.
+  //
+  // Why. The list is a fixed point of the replay, so starts S_0 <= S_1 <= ...
+  // are >= now, and every free time before position m is >= S_{m-1}: each
+  // job takes the units free first, all free by its start. For t >= S_{m-1}
+  // a unit is free by t unless the last job given it (running, or listed
+  // before m) ends after t, so the number free by t is
+  //   P_m(t) = capacity - sum of sizes of those jobs ending after t,
+  // non-decreasing in t, equal to the profile's free(t) while t < S_m. X (k
+  // units, duration d) at position i starts at s_i, the first t >= S_{i-1}
+  // with P_i(t) >= k. The scan's test at job m (S_m < s_i + d), "the
+  // (k + size_m)-th free time before m is <= S_m", is P_m(S_m) - size_m
+  // >= k; along jobs sharing a start this slack falls, and for the last of
+  // them it is free(S_m). So position i is accepted iff
+  //   (i = n or S_i >= s_i) and free >= k on [s_i, s_i + d)
+  // (the minimum of free over the window is at s_i or at a start in it,
+  // and every start in (s_i, s_i + d) is some S_m with m >= i). Hence
+  // s_i >= E for an accepted i, and i < a is never accepted (S_i < E).
+  // At i = a: S_{a-1} < E <= S_a, P_a = free on [S_{a-1}, S_a), so P_a(E)
+  // >= free(E) >= k; and a t in [S_{a-1}, E) with P_a(t) >= k would fit X
+  // (free = P_a >= k up to S_a, and [S_a, t + d) lies in [E, E + d)),
+  // against E's minimality. So s_a = E, position a is accepted, and the
+  // scan returns (a, E). The new list is a fixed point again: nobody is
+  // delayed (slack) and nobody moves earlier (X only takes units).
+  // Tested against earliest_insert on random plans (TabuInsertion.*).
+  const Time s = profile().earliest_start(size, duration, now_);
+  const auto at = std::partition_point(list_.begin(), list_.end(), [s](const Entry& e) { return e.start < s; });
+  return {static_cast<std::size_t>(at - list_.begin()), s};
+}
+
+TabuPlan::Entry TabuPlan::make_entry(const Job& job, Time start, Time promise) {
   const Time d = planned_duration(job.estimate);
-  const auto [at, s] = earliest_insert(list_, job.size, d);
-  if (s >= kTimeInfinity) return kTimeInfinity;
   const int u = score_.user_index(job.user);
   const bool carried = promise < kTimeInfinity;
-  const Entry e{job.id, u, job.size, job.submit, d, s, carried ? promise : s, false, carried};
   if (!carried) ++unconfirmed_;
-  list_.insert(list_.begin() + static_cast<std::ptrdiff_t>(at), e);
   listed_.insert(job.id);
   add_movable(job.id);
-  score_.add_planned_wait(u, s - job.submit);
+  score_.add_planned_wait(u, start - job.submit);
   score_.add_area(u, static_cast<double>(d) * job.size);
-  changed();
+  return Entry{job.id, u, job.size, job.submit, d, start, carried ? promise : start, false, carried};
+}
+
+Time TabuPlan::insert(const Job& job, Time now, Time promise) {
+  advance_to(now);
+  return insert_now(job, promise, profile_insertion());
+}
+
+Time TabuPlan::insert_now(const Job& job, Time promise, bool by_profile) {
+  if (job.size > capacity_ || job.size <= 0 || listed_.count(job.id)) return kTimeInfinity;
+  const Time d = planned_duration(job.estimate);
+  const auto [at, s] = by_profile ? insertion_by_profile(job.size, d) : earliest_insert(list_, job.size, d);
+  if (s >= kTimeInfinity) return kTimeInfinity;
+  list_.insert(list_.begin() + static_cast<std::ptrdiff_t>(at), make_entry(job, s, promise));
+  shift_profile(s, d, job.size, -1);
   return s;
+}
+
+void TabuPlan::insert_all(const std::vector<Job>& queue, Time now) {
+  advance_to(now);
+  std::size_t arrivals = 0;
+  for (const Job& job : queue) arrivals += !listed_.count(job.id);
+  if (arrivals == 0) return;
+  // A stale profile costs a rebuild (n updates of the profile); below a few
+  // arrivals their scans (n cheap steps each) cost less. Same answers.
+  if (!profile_insertion() || (profile_dirty_ && arrivals < kRebuildForArrivals)) {
+    for (const Job& job : queue) insert_now(job, kTimeInfinity, false);
+    return;
+  }
+  // Each job goes before the first job starting at or after its start E
+  // (insertion_by_profile), the ones inserted before it included. Its start
+  // depends only on the profile, which follows every insertion; the list
+  // is merged once at the end: by start, and among equal starts the later
+  // insertion first, before the jobs already listed.
+  std::vector<Entry> staged;
+  profile();
+  for (const Job& job : queue) {
+    if (job.size > capacity_ || job.size <= 0 || listed_.count(job.id)) continue;
+    const Time d = planned_duration(job.estimate);
+    const Time s = profile_.earliest_start(job.size, d, now_);
+    if (s >= kTimeInfinity) continue;
+    staged.push_back(make_entry(job, s, kTimeInfinity));
+    shift_profile(s, d, job.size, -1);
+  }
+  if (staged.empty()) return;
+  std::reverse(staged.begin(), staged.end());
+  std::stable_sort(staged.begin(), staged.end(), [](const Entry& a, const Entry& b) { return a.start < b.start; });
+  // Merge from the back: the listed jobs before the first insertion stay put.
+  std::size_t listed = list_.size();
+  std::size_t next = staged.size();
+  std::size_t to = listed + staged.size();
+  list_.resize(to);
+  while (next > 0) {
+    if (listed > 0 && staged[next - 1].start <= list_[listed - 1].start) {
+      list_[--to] = list_[--listed];
+    } else {
+      list_[--to] = staged[--next];
+    }
+  }
 }
 
 bool TabuPlan::append(const Job& job, Time now, Time promise) {
@@ -180,6 +284,7 @@ bool TabuPlan::append(const Job& job, Time now, Time promise) {
   score_.add_planned_wait(u, now - job.submit);
   score_.add_area(u, static_cast<double>(d) * job.size);
   changed();
+  replayed_ = false;
   return true;
 }
 
@@ -201,9 +306,10 @@ bool TabuPlan::remove(JobId id) {
   if (!it->confirmed) --unconfirmed_;
   score_.add_planned_wait(it->user, -(it->start - it->submit));
   score_.add_area(it->user, -static_cast<double>(it->duration) * it->size);
+  shift_profile(it->start, it->duration, it->size, +1);
   list_.erase(it);
   listed_.erase(id);
-  changed();
+  replayed_ = false;  // later jobs may start earlier: compress()
   return true;
 }
 
@@ -227,6 +333,7 @@ void TabuPlan::reset(int capacity, Time now) {
   movable_at_.clear();
   base_dirty_ = true;
   changed();
+  replayed_ = true;
 }
 
 void TabuPlan::compress() {
@@ -234,8 +341,24 @@ void TabuPlan::compress() {
   scan_.assign(base());
   replay(list_, 0, scan_, &journal_);
   score_.apply(journal_);
-  if (!journal_.empty()) changed();
+  if (!journal_.empty()) shift_profile(journal_);
   journal_.clear();
+  replayed_ = true;
+}
+
+void TabuPlan::shift_profile(const std::vector<TabuStartChange>& changes) {
+  marks_valid_ = false;
+  if (profile_dirty_) return;
+  // Two updates per change; past an eighth of the list, leave it stale: it
+  // is rebuilt only if a burst of arrivals needs it (insert_all()).
+  if (16 * changes.size() > list_.size()) {
+    profile_dirty_ = true;
+    return;
+  }
+  for (const TabuStartChange& c : changes) {
+    shift_profile(c.from, c.duration, c.size, +1);
+    shift_profile(c.to, c.duration, c.size, -1);
+  }
 }
 
 bool TabuPlan::start_planned(JobId id, Time start) {
@@ -254,7 +377,13 @@ bool TabuPlan::start_planned(JobId id, Time start) {
   running_[id] = Running{e.user, e.size, start, start + e.duration, e.duration, wait};
   running_by_end_.insert({start + e.duration, id});
   base_dirty_ = true;
-  changed();
+  marks_valid_ = false;
+  // The profile: the reservation becomes the running job, from now on.
+  if (e.start > now_) {
+    shift_profile(e.start, e.duration, e.size, +1);
+    shift_profile(now_, e.start + e.duration - now_, e.size, -1);
+    replayed_ = false;  // its units are held from now, not from its start
+  }
   return true;
 }
 
@@ -318,7 +447,7 @@ TabuPlan::MoveResult TabuPlan::try_move(JobId id, Time now, bool safe) {
   // is refused; the insertion pass stops there.
   const auto [to, s] = earliest_insert(candidate_, moved.size, moved.duration, safe ? moved.promise : kTimeInfinity);
   if (safe && s > moved.promise) return MoveResult::Unsafe;
-  if (s != moved.start) journal_.push_back({moved.user, moved.submit, moved.duration, moved.start, s});
+  if (s != moved.start) journal_.push_back({moved.user, moved.submit, moved.duration, moved.start, s, moved.size});
   if (journal_.empty()) return MoveResult::Rejected;  // the same plan: scores 0
 
   TabuCriteria candidate;
@@ -328,7 +457,7 @@ TabuPlan::MoveResult TabuPlan::try_move(JobId id, Time now, bool safe) {
   candidate_.insert(candidate_.begin() + static_cast<std::ptrdiff_t>(to), moved);
   list_.swap(candidate_);
   score_.accept(journal_, d, candidate);
-  changed();
+  shift_profile(journal_);
   return MoveResult::Kept;
 }
 
@@ -359,6 +488,13 @@ bool TabuPlan::consistent() const {
     for (const Entry& e : list_) check.reserve(e.start, e.duration, e.size);
   } catch (const std::logic_error&) {
     return false;
+  }
+  // The profile, kept up to date by insertions and moves, equals one built
+  // from scratch.
+  if (!profile_dirty_) {
+    TabuPlan copy = *this;
+    copy.profile_dirty_ = true;
+    if (copy.profile().slots() != profile_.slots()) return false;
   }
   return true;
 }

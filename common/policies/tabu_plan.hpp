@@ -20,6 +20,7 @@
 // conservative.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <set>
 #include <unordered_map>
@@ -29,6 +30,7 @@
 
 #include "planner/free_at.hpp"
 #include "planner/planner.hpp"
+#include "planner/running_profile.hpp"
 #include "policies/tabu_criteria.hpp"
 #include "policy/policy.hpp"
 
@@ -76,6 +78,23 @@ class TabuPlan {
   // machine. `promise` carries a promise over from a previous plan (a
   // rebuild); otherwise the start found becomes the job's promise.
   Time insert(const Job& job, Time now, Time promise = kTimeInfinity);
+  // insert(job, now) for every job of `queue` not yet listed, in queue
+  // order, with the same list, starts and promises as those calls. Each job
+  // costs one Planner::earliest_start (which still steps over every block of
+  // the profile too short for it: 0.55 ms at 100,000 jobs, against 6.5 ms
+  // for the scan; docs/benchmarks.md, issue 17) and the list is merged once.
+  void insert_all(const std::vector<Job>& queue, Time now);
+  // Where insert() puts a job of `size` x `duration` (planned) and when it
+  // starts: by the list scan of the spec (2.4), and by the availability
+  // profile (insertion_by_profile() requires profile_insertion(): see
+  // there). For tests, which hold the two equal.
+  std::pair<std::size_t, Time> insertion_by_scan(int size, Time duration) const {
+    return earliest_insert(list_, size, duration);
+  }
+  std::pair<std::size_t, Time> insertion_by_profile(int size, Time duration) const;
+  // The list is a fixed point of the replay and the running jobs fit the
+  // machine: an insertion can be read off the profile.
+  bool profile_insertion() const;
   // The plan is reported: a job planned since the last call is promised
   // its start as it stands now (a search in the same step may have moved it
   // from where it was inserted).
@@ -166,6 +185,25 @@ class TabuPlan {
     profile_dirty_ = true;
     marks_valid_ = false;
   }
+  // `size` units over [start, start + duration) are taken (delta < 0) or
+  // given back (delta > 0) in the plan: the profile follows if it is
+  // current (an insertion keeps it current, so a burst of arrivals does not
+  // rebuild it), and the marks are stale.
+  void shift_profile(Time start, Time duration, int size, int sign) {
+    marks_valid_ = false;
+    const Time a = std::max(start, now_);
+    const Time b = start + duration;
+    if (!profile_dirty_ && a < b) profile_.add(a, b, sign * static_cast<std::int64_t>(size));
+  }
+  // The profile follows the starts in `changes` (a compression, a kept move).
+  void shift_profile(const std::vector<TabuStartChange>& changes);
+  // insert() at now_: by the profile (profile_insertion() must hold) or by
+  // the scan.
+  Time insert_now(const Job& job, Time promise, bool by_profile);
+  // insert_all() rebuilds a stale profile for this many arrivals or more.
+  static constexpr std::size_t kRebuildForArrivals = 8;
+  // A new list entry, its user totals and its promise; not placed in list_.
+  Entry make_entry(const Job& job, Time start, Time promise);
 
   int capacity_;
   Time now_;
@@ -181,6 +219,13 @@ class TabuPlan {
   // Derived state, rebuilt on demand.
   mutable FreeAt base_;
   mutable bool base_dirty_ = true;
+  // The running jobs hold more units than the machine has (base() clamps
+  // them; the profile does not): insertions fall back to the scan.
+  mutable bool overbooked_ = false;
+  // The list is a fixed point of the replay (every start is what
+  // compression gives): false after append(), remove(), an early end or a
+  // new running job, until compress().
+  bool replayed_ = true;
   mutable Planner profile_;
   mutable bool profile_dirty_ = true;
   // The free times before every kMarkEvery-th position of the list.
