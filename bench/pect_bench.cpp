@@ -87,7 +87,7 @@ void register_all() {
   }
   auto w = std::make_shared<los::Workload>(
       los::generate_model(los::parse_model_spec("lublin:jobs=10000:nodes=128:seed=71")).workload);
-  for (const char* p : {"easy", "pect", "pect-search", "pect-search:nodes=200000"}) {
+  for (const char* p : {"easy", "pect", "pect-search", "pect-search:commit=0", "pect-search:nodes=200000"}) {
     benchmark::RegisterBenchmark((std::string("run/") + p).c_str(), [w, p](benchmark::State& s) {
       los::bench::simulate_policy(s, *w, p);
     })->Unit(benchmark::kMillisecond);
