@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "model/job.hpp"
+#include "model/job_queue.hpp"
 
 namespace los {
 
@@ -63,7 +64,7 @@ struct Snapshot {
   int total_units = 0;              // usable units (a drained or down node is not usable)
   int free_units = 0;               // usable units held by no executing job
   std::vector<RunningJob> running;  // executing and suspended jobs, any order
-  std::vector<Job> queue;           // waiting jobs in queue (priority) order
+  JobQueue queue;                   // waiting jobs in queue (priority) order
   std::vector<Node> nodes;          // live partitions only; index = unit index
   // Live partitions: how many jobs Slurm lets the scheduler hold on one node
   // at once, running or suspended (OverSubscribe=FORCE:N without Slurm's own

@@ -4,7 +4,7 @@
 
 namespace los {
 
-std::vector<QueuedHolder> queued_holders(const std::vector<JobId>& holders, const std::vector<Job>& queue) {
+std::vector<QueuedHolder> queued_holders(const std::vector<JobId>& holders, std::span<const Job> queue) {
   std::unordered_map<JobId, const Job*> queued;
   queued.reserve(queue.size());
   for (const Job& j : queue) queued[j.id] = &j;

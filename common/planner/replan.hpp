@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstddef>
+#include <span>
 #include <vector>
 
 #include "model/job.hpp"
@@ -21,6 +22,6 @@ struct QueuedHolder {
 };
 
 // The holders still in `queue`, in the order of `holders`.
-std::vector<QueuedHolder> queued_holders(const std::vector<JobId>& holders, const std::vector<Job>& queue);
+std::vector<QueuedHolder> queued_holders(const std::vector<JobId>& holders, std::span<const Job> queue);
 
 }  // namespace los

@@ -36,7 +36,7 @@ StepResult LosPolicy::step(const Snapshot& snapshot) {
   }
 
   std::int64_t free_now = snapshot.free_units;
-  const std::vector<Job>& queue = snapshot.queue;
+  const JobQueue& queue = snapshot.queue;
   std::size_t pos = 0;
   // Jobs larger than the partition can never start here; they are skipped
   // everywhere (never the head, never a candidate).

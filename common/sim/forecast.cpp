@@ -124,7 +124,7 @@ std::vector<Time> forecast_starts(const Snapshot& snapshot, const std::string& p
         }
       }
     }
-    if (started) std::erase_if(s.queue, [](const Job& j) { return j.size < 0; });
+    if (started) erase_if(s.queue, [](const Job& j) { return j.size < 0; });
     if (s.queue.empty()) break;
 
     Time next = ends.empty() ? kTimeInfinity : ends.begin()->first;

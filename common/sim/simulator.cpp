@@ -143,6 +143,11 @@ class Engine {
     JobState& s = state_[i];
     s.state = State::Queued;
     s.remaining = effective_runtime(j, options_.kill_at_estimate);
+    if (snap_.queue.empty()) {
+      queue_by_submit_ = true;
+    } else if (j.submit < snap_.queue.back().submit) {
+      queue_by_submit_ = false;
+    }
     snap_.queue.push_back(j);
     snap_.events.push_back({SnapshotEvent::Kind::Arrived, j.id, j.size, 0, j.estimate});
   }
@@ -311,21 +316,41 @@ class Engine {
         }
       }
     }
-    if (!started_.empty()) {
-      // Only a job started in this step left the queue (one requeued in it
-      // is queued again): the queue is tested against the few started ids,
-      // not looked up job by job.
-      std::sort(started_.begin(), started_.end());
-      std::erase_if(snap_.queue, [&](const Job& j) {
-        return std::binary_search(started_.begin(), started_.end(), j.id) &&
-               state_[index_.at(j.id)].state != State::Queued;
-      });
-    }
+    if (!started_.empty()) remove_started();
     admitted_ = std::min(step.admitted, snap_.queue.size());
     if (step.wakeup < kTimeInfinity && step.wakeup > snap_.now) {
       ++wake_version_;
       events_.push({step.wakeup, 1, seq_++, 0, wake_version_});
     }
+  }
+
+  // Only a job started in this step left the queue (one requeued in it is
+  // queued again, and then also stays where it was). While the queue is in
+  // submit order, each started job is found by a binary search on its submit
+  // time and the jobs that share it, and the queue closes up around the found
+  // positions only (JobQueue::erase_positions): no pass over the queue.
+  void remove_started() {
+    if (!queue_by_submit_) {
+      std::sort(started_.begin(), started_.end());
+      erase_if(snap_.queue, [&](const Job& j) {
+        return std::binary_search(started_.begin(), started_.end(), j.id) &&
+               state_[index_.at(j.id)].state != State::Queued;
+      });
+      return;
+    }
+    const auto by_submit = [](const Job& a, const Job& b) { return a.submit < b.submit; };
+    started_at_.clear();
+    for (const JobId id : started_) {
+      const std::uint32_t i = index_.at(id);
+      if (state_[i].state == State::Queued) continue;  // requeued in this step: stays
+      const auto [first, last] = std::equal_range(snap_.queue.begin(), snap_.queue.end(), jobs_[i], by_submit);
+      for (auto it = first; it != last; ++it) {
+        if (it->id == id) started_at_.push_back(static_cast<std::size_t>(it - snap_.queue.begin()));
+      }
+    }
+    std::sort(started_at_.begin(), started_at_.end());
+    started_at_.erase(std::unique(started_at_.begin(), started_at_.end()), started_at_.end());
+    snap_.queue.erase_positions(started_at_);
   }
 
   // SimOptions::resync_steps: the events of this step are lost, as in losd
@@ -350,7 +375,12 @@ class Engine {
   SimObserver* observer_;
   std::vector<JobState> state_;
   std::unordered_map<JobId, std::uint32_t> index_;
-  std::vector<JobId> started_;  // schedule(): the jobs started in the step
+  std::vector<JobId> started_;          // schedule(): the jobs started in the step
+  std::vector<std::size_t> started_at_;  // remove_started(): their positions in the queue
+  // Every arrival came in submit order (a requeued job goes back at its place
+  // by submit time), so the queue is sorted by submit: remove_started() may
+  // search it. Cleared by an arrival out of order until the queue empties.
+  bool queue_by_submit_ = true;
   std::priority_queue<Event, std::vector<Event>, std::greater<Event>> events_;
   std::uint64_t seq_ = 0;
   std::uint32_t wake_version_ = 0;
