@@ -133,6 +133,29 @@ Planner::Index Planner::floor_node(Time t) const {
   return best;
 }
 
+Planner::Index Planner::floor_node(Time t, Index& before) const {
+  Index best = kNil;
+  before = kNil;
+  Index cur = root_;
+  while (cur != kNil) {
+    push(cur);
+    if (nodes_[cur].key < t) {
+      best = before = cur;
+      cur = nodes_[cur].right;
+    } else if (nodes_[cur].key == t) {
+      // Keys are unique: t's node is the floor, and the keys below it that
+      // are above `before` are its left subtree's.
+      best = cur;
+      const Index last_left = rightmost(nodes_[cur].left);
+      if (last_left != kNil) before = last_left;
+      break;
+    } else {
+      cur = nodes_[cur].left;
+    }
+  }
+  return best;
+}
+
 std::int64_t Planner::free_at(Time t) const {
   const Index n = floor_node(std::max(t, origin_));
   return nodes_[n].value;
@@ -344,45 +367,98 @@ std::int64_t Planner::shift(Time a, Time b, std::int64_t delta, bool count) {
     ++additions_;
     if (log_gains_) gains_.emplace_back(a, b);
   }
-  // One pass: cut the tree into keys < a, [a, b), >= b; give the middle part
-  // breakpoints at a and b if it lacks them; shift it; merge segments that
-  // became equal to their neighbours; join.
-  Index left, mid, right;
-  split(root_, a, left, mid);
+  // Give the profile breakpoints at a and b if it lacks them, shift the keys
+  // in [a, b), then drop a breakpoint at a or b whose value now equals its
+  // predecessor's. A new breakpoint never does: it took its predecessor's
+  // value and exactly one of the two was shifted (delta != 0). Inside
+  // [a, b) every value moved by the same delta, so no other pair became equal.
+  Index before = kNil;
+  const Index at_a = floor_node(a, before);  // exists: a >= origin, which is a key
+  const bool a_is_key = nodes_[at_a].key == a;
+  const std::int64_t value_at_a = nodes_[at_a].value;  // before the shift
+  // The value just before a, when a is a key (a = origin has none).
+  const bool a_has_predecessor = a_is_key && before != kNil;
+  const std::int64_t value_before_a = a_has_predecessor ? nodes_[before].value : 0;
+  bool b_is_key = false;
+  std::int64_t value_at_b = 0;
+  std::int64_t value_before_b = 0;  // before the shift
   if (b < kTimeInfinity) {
-    split(mid, b, mid, right);
-  } else {
-    right = kNil;
+    const Index at_b = floor_node(b, before);  // b > a: before is a node
+    b_is_key = nodes_[at_b].key == b;
+    value_at_b = nodes_[at_b].value;
+    value_before_b = b_is_key ? nodes_[before].value : value_at_b;
+    // Made before a's node, as the split-and-merge version did: the same
+    // priorities, the same tree.
+    if (!b_is_key) root_ = insert_node(root_, make_node(b, value_before_b));
   }
-  // The value just before a (a > origin always has a predecessor) and at the
-  // end of [a, b), before the shift.
-  const Index before_a = rightmost(left);
-  const Index first_mid = leftmost(mid);
-  const Index last_mid = mid != kNil ? rightmost(mid) : kNil;
-  const std::int64_t value_at_a =
-      first_mid != kNil && nodes_[first_mid].key == a ? nodes_[first_mid].value : nodes_[before_a].value;
-  const std::int64_t value_before_b = last_mid != kNil ? nodes_[last_mid].value : value_at_a;
-  if (b < kTimeInfinity && (right == kNil || nodes_[leftmost(right)].key != b)) {
-    right = merge(make_node(b, value_before_b), right);
-  }
-  if (first_mid == kNil || nodes_[first_mid].key != a) mid = merge(make_node(a, value_at_a), mid);
-  apply(mid, delta);
-  const std::int64_t lowest = nodes_[mid].lo;  // over [a, b), after the shift
-  // Coalesce: a breakpoint whose value equals its predecessor's is redundant.
-  if (before_a != kNil && nodes_[before_a].value == value_at_a + delta) {
-    Index dropped;
-    mid = pop_leftmost(mid, dropped);
-    nodes_[dropped].left = nodes_[dropped].right = kNil;
-    free_tree(dropped);
-  }
-  if (right != kNil && b < kTimeInfinity && nodes_[leftmost(right)].value == value_before_b + delta) {
-    Index dropped;
-    right = pop_leftmost(right, dropped);
-    nodes_[dropped].left = nodes_[dropped].right = kNil;
-    free_tree(dropped);
-  }
-  root_ = merge(merge(left, mid), right);
+  if (!a_is_key) root_ = insert_node(root_, make_node(a, value_at_a));
+  const std::int64_t lowest = add_range(root_, a, b, delta, false, false);
+  if (a_has_predecessor && value_before_a == value_at_a + delta) root_ = erase_key(root_, a);
+  if (b_is_key && value_at_b == value_before_b + delta) root_ = erase_key(root_, b);
   return lowest;
+}
+
+Planner::Index Planner::insert_node(Index t, Index n) {
+  if (t == kNil) return n;
+  if (nodes_[n].prio > nodes_[t].prio) {
+    // n goes here (as merge() would put it): t's keys split around n's.
+    split(t, nodes_[n].key, nodes_[n].left, nodes_[n].right);
+    pull(n);
+    return n;
+  }
+  push(t);
+  if (nodes_[n].key < nodes_[t].key) {
+    const Index left = insert_node(nodes_[t].left, n);
+    nodes_[t].left = left;
+  } else {
+    const Index right = insert_node(nodes_[t].right, n);
+    nodes_[t].right = right;
+  }
+  pull(t);
+  return t;
+}
+
+std::int64_t Planner::add_range(Index t, Time a, Time b, std::int64_t delta, bool all_from_a, bool all_before_b) {
+  // `all_from_a` / `all_before_b`: every key of t is >= a / < b (known from
+  // the path). Whole subtrees inside [a, b) take the addition lazily.
+  if (t == kNil) return std::numeric_limits<std::int64_t>::max();
+  if (all_from_a && all_before_b) {
+    apply(t, delta);
+    return nodes_[t].lo;
+  }
+  push(t);
+  const Time key = nodes_[t].key;
+  std::int64_t lowest = std::numeric_limits<std::int64_t>::max();
+  if (key < a) {
+    lowest = add_range(nodes_[t].right, a, b, delta, false, all_before_b);
+  } else if (key >= b) {
+    lowest = add_range(nodes_[t].left, a, b, delta, all_from_a, false);
+  } else {
+    nodes_[t].value += delta;
+    lowest = std::min({nodes_[t].value, add_range(nodes_[t].left, a, b, delta, all_from_a, true),
+                       add_range(nodes_[t].right, a, b, delta, true, all_before_b)});
+  }
+  pull(t);
+  return lowest;
+}
+
+Planner::Index Planner::erase_key(Index t, Time key) {
+  push(t);
+  if (nodes_[t].key == key) {
+    const Index joined = merge(nodes_[t].left, nodes_[t].right);
+    free_list_.push_back(t);
+    --count_;
+    return joined;
+  }
+  if (key < nodes_[t].key) {
+    const Index left = erase_key(nodes_[t].left, key);
+    nodes_[t].left = left;
+  } else {
+    const Index right = erase_key(nodes_[t].right, key);
+    nodes_[t].right = right;
+  }
+  pull(t);
+  return t;
 }
 
 Planner::SpanId Planner::reserve(Time start, Time duration, std::int64_t size) {

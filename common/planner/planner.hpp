@@ -152,6 +152,9 @@ class Planner {
   Index pop_leftmost(Index t, Index& popped);
   // Node with the largest key <= t, or kNil.
   Index floor_node(Time t) const;
+  // floor_node(t), and in the same descent the node with the largest key < t
+  // (kNil when none) in `before`.
+  Index floor_node(Time t, Index& before) const;
   // max_free when kMax, else min_free.
   template <bool kMax>
   std::int64_t extreme_free(Time a, Time b) const;
@@ -167,6 +170,13 @@ class Planner {
   // positive delta counts in additions() and the gain log (not for undoing
   // a reserve that would overbook).
   std::int64_t shift(Time a, Time b, std::int64_t delta, bool count);
+  // shift()'s parts, each one descent that rewrites only the nodes on its
+  // path (no split and re-merge of the whole tree): insert node n (a key t
+  // lacks), add delta to the keys in [a, b) returning their lowest value
+  // after it, and unlink the node with `key`.
+  Index insert_node(Index t, Index n);
+  std::int64_t add_range(Index t, Time a, Time b, std::int64_t delta, bool all_from_a, bool all_before_b);
+  Index erase_key(Index t, Time key);
   void collect(Index t, std::vector<AvailabilitySlot>& out) const;
 
   struct Span {

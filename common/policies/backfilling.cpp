@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <limits>
+#include <stdexcept>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -26,30 +27,37 @@ Time saturating_end(Time start, Time duration) {
 // q's gained interval, or that end). So min(r, now + d) <= reach(size).
 class GainReach {
  public:
-  GainReach(const Planner& planner, Time now) : planner_(planner), now_(now) { refresh(); }
+  GainReach(const Planner& planner, Time now) : planner_(planner), now_(now) {
+    refresh(std::numeric_limits<Time>::min(), kTimeInfinity);
+  }
 
-  // Reads what the gain log added since the last call, and the profile
-  // (after a move).
-  void refresh() {
-    reach_.clear();
+  // Reads what the gain log added since the last call, and the profile where
+  // it changed: the intervals that meet [changed_from, changed_to] (every
+  // point whose free units changed, closed so that an interval ending at
+  // the edge re-reads free_at(end)) and the new or newly joined ones. The
+  // others' max_free and free_at_end are read over points that did not
+  // change, so they still hold.
+  void refresh(Time changed_from, Time changed_to) {
+    ++generation_;  // the profile changed: every reach may have
     const auto& log = planner_.gains();
     bool merged = false;
     for (; read_ < log.size(); ++read_) {
       const Time a = std::max(log[read_].first, now_);
       const Time b = log[read_].second;
       if (b <= a) continue;
-      intervals_.push_back({a, b, 0, 0});
+      intervals_.push_back({a, b, kUnread, 0});
       merged = true;
     }
     if (merged) {
       // Few intervals (the early ends and the pass's moves so far): sort and
-      // join overlapping ones.
+      // join overlapping ones; a joined interval is read again.
       std::sort(intervals_.begin(), intervals_.end(),
                 [](const Interval& x, const Interval& y) { return x.start < y.start; });
       std::size_t kept = 0;
       for (std::size_t i = 0; i < intervals_.size(); ++i) {
         if (kept > 0 && intervals_[i].start <= intervals_[kept - 1].end) {
           intervals_[kept - 1].end = std::max(intervals_[kept - 1].end, intervals_[i].end);
+          intervals_[kept - 1].max_free = kUnread;
         } else {
           intervals_[kept++] = intervals_[i];
         }
@@ -57,6 +65,7 @@ class GainReach {
       intervals_.resize(kept);
     }
     for (Interval& i : intervals_) {
+      if (i.max_free != kUnread && (i.end < changed_from || i.start > changed_to)) continue;
       i.max_free = planner_.max_free(i.start, i.end);
       i.free_at_end = i.end < kTimeInfinity ? planner_.free_at(i.end) : 0;
     }
@@ -67,31 +76,45 @@ class GainReach {
   Time first_gain() const { return intervals_.front().start; }
 
   Time reach(std::int64_t size) {
-    const auto known = reach_.find(size);
-    if (known != reach_.end()) return known->second;
+    // A direct-mapped cache by size: a pass asks for few sizes, many times
+    // (every subtree bound the holder index tests).
+    CachedReach& cached = cache_[static_cast<std::uint64_t>(size) % kCacheSlots];
+    if (cached.generation == generation_ && cached.size == size) return cached.reach;
+    // Only the last interval with a point of >= size free units counts: an
+    // earlier one i reaches i.end, or the end of the run of >= size units
+    // through i.end; if that run passes the last one's end e, it covers e
+    // (the intervals are disjoint and ordered), so the last one's run is the
+    // same run and reaches as far.
     Time latest = std::numeric_limits<Time>::min();
-    for (const Interval& i : intervals_) {
-      if (i.max_free < size) continue;  // no point there has enough
-      Time end = i.end;
-      if (end < kTimeInfinity && i.free_at_end >= size) end = planner_.first_short_after(i.end, size);
-      latest = std::max(latest, end);
+    for (auto i = intervals_.rbegin(); i != intervals_.rend(); ++i) {
+      if (i->max_free < size) continue;  // no point there has enough
+      latest = i->end < kTimeInfinity && i->free_at_end >= size ? planner_.first_short_after(i->end, size) : i->end;
+      break;
     }
-    reach_.emplace(size, latest);
+    cached = CachedReach{size, latest, generation_};
     return latest;
   }
 
  private:
+  static constexpr std::int64_t kUnread = std::numeric_limits<std::int64_t>::min();
+  static constexpr std::size_t kCacheSlots = 64;
   struct Interval {
     Time start;
     Time end;
-    std::int64_t max_free;
+    std::int64_t max_free;  // kUnread: not read since it was made or joined
     std::int64_t free_at_end;
+  };
+  struct CachedReach {
+    std::int64_t size = 0;
+    Time reach = 0;
+    std::uint64_t generation = 0;  // valid while it equals generation_
   };
   const Planner& planner_;
   Time now_;
   std::vector<Interval> intervals_;  // disjoint, in time order
   std::size_t read_ = 0;             // entries of the gain log read so far
-  std::unordered_map<std::int64_t, Time> reach_;
+  std::uint64_t generation_ = 0;
+  std::array<CachedReach, kCacheSlots> cache_{};
 };
 
 }  // namespace
@@ -152,8 +175,20 @@ void BackfillingPolicy::reindex_moved() {
       holders_.insert({r.start, r.order, old.id, r.size, r.duration});
     }
   } else {
-    std::vector<HolderIndex::Holder> stayed = holders_.sorted();
-    std::erase_if(stayed, [&](const HolderIndex::Holder& h) { return reserved_.at(h.id).start != h.start; });
+    // moved_ holds the old keys in the order the pass visited them, which is
+    // key order: one merge-like walk drops them, without a look-up per holder.
+    const std::vector<HolderIndex::Holder> indexed = holders_.sorted();
+    std::vector<HolderIndex::Holder> stayed;
+    stayed.reserve(indexed.size());
+    std::size_t next_moved = 0;
+    for (const HolderIndex::Holder& h : indexed) {
+      if (next_moved < moved_.size() && moved_[next_moved].start == h.start && moved_[next_moved].order == h.order) {
+        ++next_moved;
+      } else {
+        stayed.push_back(h);
+      }
+    }
+    if (next_moved != moved_.size()) throw std::logic_error("backfilling: a moved holder's old entry is missing");
     std::vector<HolderIndex::Holder> moved;
     moved.reserve(moved_.size());
     for (const HolderIndex::Holder& old : moved_) {
@@ -267,9 +302,11 @@ void BackfillingPolicy::compress(Time now) {
     // The index keeps the holder's old entry until the pass ends: it sits at
     // the visited key, which the search never goes back to, and its old
     // start only loosens the subtree bounds (they stay lower bounds).
+    const Time old_end = saturating_end(r.start, r.duration);
     move_span(id, r, s);
     if (!bounded) continue;
-    gained.refresh();
+    // The move changed the profile on [s, s + d) and [old start, old end) only.
+    gained.refresh(s, old_end);
     bounded = gained.intervals() <= kMostGainedIntervals;
   }
   reindex_moved();

@@ -209,6 +209,67 @@ TEST(Planner, MatchesBruteForceOnRandomCases) {
   EXPECT_GT(checks, 10000);
 }
 
+// Long random sequences of additions, reservations, releases and advances on
+// one planner, so the tree grows deep: shift()'s in-place insertion, range
+// addition and unlinking of breakpoints must keep the profile equal to the
+// brute force, its segments merged, and size() equal to the segment count.
+TEST(Planner, LongRandomSequencesKeepTheProfileAndItsSegmentsExact) {
+  std::mt19937_64 rng(7);
+  const Time horizon = 400;
+  for (int round = 0; round < 40; ++round) {
+    const std::int64_t cap = 4 + static_cast<std::int64_t>(rng() % 60);
+    Planner p(cap, 0);
+    BrutePlanner b(cap, horizon);
+    std::vector<std::pair<Planner::SpanId, std::pair<Time, Time>>> held;
+    std::vector<std::int64_t> sizes;
+    Time origin = 0;
+    for (int k = 0; k < 600; ++k) {
+      const int op = static_cast<int>(rng() % 10);
+      if (op < 4) {  // reserve where it fits
+        const std::int64_t size = 1 + static_cast<std::int64_t>(rng() % cap);
+        const Time dur = 1 + static_cast<Time>(rng() % 60);
+        const Time from = origin + static_cast<Time>(rng() % 100);
+        const Time s = p.earliest_start(size, dur, from);
+        ASSERT_EQ(s, b.earliest(size, dur, from)) << "round " << round << " op " << k;
+        if (s + dur > horizon - 1) continue;
+        held.push_back({p.reserve(s, dur, size), {s, s + dur}});
+        sizes.push_back(size);
+        b.add(s, s + dur, -size);
+      } else if (op < 7 && !held.empty()) {  // release one
+        const std::size_t i = rng() % held.size();
+        p.release(held[i].first);
+        b.add(std::max(held[i].second.first, origin), held[i].second.second, sizes[i]);
+        held.erase(held.begin() + static_cast<std::ptrdiff_t>(i));
+        sizes.erase(sizes.begin() + static_cast<std::ptrdiff_t>(i));
+      } else if (op < 9) {  // an unchecked addition of either sign, often on existing breakpoints
+        const auto slots = p.slots();
+        const Time a = rng() % 2 ? slots[rng() % slots.size()].start : origin + static_cast<Time>(rng() % 150);
+        const Time e = std::min<Time>(horizon - 1, a + 1 + static_cast<Time>(rng() % 80));
+        if (e <= a) continue;
+        const std::int64_t d = static_cast<std::int64_t>(rng() % 7) - 3;
+        p.add(a, e, d);
+        b.add(a, e, d);
+      } else if (origin + 5 < horizon / 2) {  // advance the origin a little
+        origin += static_cast<Time>(rng() % 5);
+        p.advance_to(origin);
+      }
+      const auto slots = p.slots();
+      ASSERT_EQ(p.size(), slots.size());
+      ASSERT_EQ(slots.front().start, origin);
+      for (std::size_t i = 0; i < slots.size(); ++i) {
+        if (i > 0) {
+          ASSERT_NE(slots[i].free, slots[i - 1].free) << "round " << round << " op " << k;
+        }
+        for (Time t = slots[i].start; t < std::min(slots[i].end, horizon); ++t) {
+          ASSERT_EQ(slots[i].free, b.at(t)) << "round " << round << " op " << k << " t " << t;
+        }
+      }
+      const Time a = origin + static_cast<Time>(rng() % 200), e = a + 1 + static_cast<Time>(rng() % 100);
+      ASSERT_EQ(p.min_free(a, e), b.min_free(a, e));
+    }
+  }
+}
+
 TEST(Planner, GainLogIsOffUntilAskedAndKeepsOnlyAdditions) {
   Planner p(10, 0);
   const Planner::SpanId span = p.reserve(5, 10, 4);
