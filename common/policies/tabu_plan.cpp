@@ -229,7 +229,7 @@ Time TabuPlan::insert_now(const Job& job, Time promise, bool by_profile) {
   return s;
 }
 
-void TabuPlan::insert_all(const std::vector<Job>& queue, Time now) {
+void TabuPlan::insert_all(std::span<const Job> queue, Time now) {
   advance_to(now);
   std::size_t arrivals = 0;
   for (const Job& job : queue) arrivals += !listed_.count(job.id);

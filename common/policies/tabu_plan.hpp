@@ -23,6 +23,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <set>
+#include <span>
 #include <unordered_map>
 #include <unordered_set>
 #include <utility>
@@ -83,7 +84,7 @@ class TabuPlan {
   // costs one Planner::earliest_start (which still steps over every block of
   // the profile too short for it: 0.55 ms at 100,000 jobs, against 6.5 ms
   // for the scan; docs/benchmarks.md, issue 17) and the list is merged once.
-  void insert_all(const std::vector<Job>& queue, Time now);
+  void insert_all(std::span<const Job> queue, Time now);
   // Where insert() puts a job of `size` x `duration` (planned) and when it
   // starts: by the list scan of the spec (2.4), and by the availability
   // profile (insertion_by_profile() requires profile_insertion(): see
