@@ -81,6 +81,7 @@ double VProfile::idle_area(Time from, Time to) const {
 SearchStats& SearchStats::operator+=(const SearchStats& o) {
   nodes += o.nodes;
   pruned += o.pruned;
+  order_nodes += o.order_nodes;
   perms += o.perms;
   level1_perms += o.level1_perms;
   shifts += o.shifts;
@@ -216,6 +217,7 @@ PermutationResult search_permutations(const VProfile& base, const std::vector<VJ
   auto evaluate_full = [&](const std::vector<int>& order) {
     VProfile p = base;
     double total = 0;
+    stats.order_nodes += static_cast<long long>(order.size());
     for (int i : order) {
       const VJob& j = jobs[static_cast<std::size_t>(i)];
       const Time s = p.earliest(j.size, j.runtime, now);
@@ -252,6 +254,7 @@ PermutationResult search_permutations(const VProfile& base, const std::vector<VJ
       valid = pruned ? k + 1 : n;
       ++evaluated;
       ++stats.perms;
+      stats.order_nodes += static_cast<long long>(n);
       std::vector<int> order(n);
       for (std::size_t i = 0; i < n; ++i) order[i] = heuristic[static_cast<std::size_t>(perm[i])];
       if (!pruned) {
@@ -424,7 +427,7 @@ std::string PectSearchPolicy::stats_line() const {
   std::ostringstream s;
   s << "pect-search stats: groups_medium=" << groups_[1] << " groups_long=" << groups_[2]
     << " grouped_jobs=" << grouped_jobs_ << " plan_backfills=" << plan_backfills_ << " nodes=" << stats_.nodes
-    << " pruned=" << stats_.pruned << " perms=" << stats_.perms << " level1_perms=" << stats_.level1_perms
+     << " pruned=" << stats_.pruned << " order_nodes=" << stats_.order_nodes << " perms=" << stats_.perms << " level1_perms=" << stats_.level1_perms
     << " shifts=" << stats_.shifts << " budget_hits=" << stats_.budget_hits << " initial_total=" << stats_.initial_total
     << " final_total=" << stats_.final_total;
   return s.str();

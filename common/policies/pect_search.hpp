@@ -131,6 +131,10 @@ struct SearchOptions {
 struct SearchStats {
   long long nodes = 0;   // job placements (tree nodes created)
   long long pruned = 0;  // prefixes cut by branch-and-bound
+  // Placements had every evaluated order been placed in full (its length per
+  // order): the thesis's pseudo-code creates a node for every job of a
+  // permutation, so its "total nodes" may count these.
+  long long order_nodes = 0;
   long long perms = 0;   // orders evaluated (level 2, shifted ones included)
   long long level1_perms = 0;
   long long shifts = 0;

@@ -214,6 +214,7 @@ int main(int argc, char** argv) {
                          {"plan_backfills", ps->plan_backfills()},
                          {"nodes", st.nodes},
                          {"pruned", st.pruned},
+                         {"order_nodes", st.order_nodes},
                          {"perms", st.perms},
                          {"level1_perms", st.level1_perms},
                          {"shifts", st.shifts},
