@@ -427,7 +427,8 @@ std::string PectSearchPolicy::stats_line() const {
   std::ostringstream s;
   s << "pect-search stats: groups_medium=" << groups_[1] << " groups_long=" << groups_[2]
     << " grouped_jobs=" << grouped_jobs_ << " plan_backfills=" << plan_backfills_ << " nodes=" << stats_.nodes
-     << " pruned=" << stats_.pruned << " order_nodes=" << stats_.order_nodes << " perms=" << stats_.perms << " level1_perms=" << stats_.level1_perms
+    << " pruned=" << stats_.pruned << " order_nodes=" << stats_.order_nodes << " perms=" << stats_.perms
+    << " level1_perms=" << stats_.level1_perms
     << " shifts=" << stats_.shifts << " budget_hits=" << stats_.budget_hits << " initial_total=" << stats_.initial_total
     << " final_total=" << stats_.final_total;
   return s.str();

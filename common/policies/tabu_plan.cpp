@@ -163,9 +163,7 @@ std::pair<std::size_t, Time> TabuPlan::earliest_insert(const std::vector<Entry>&
 }
 
 bool TabuPlan::profile_insertion() const {
-  // base() first: it decides overbooked_.
-  const FreeAt& free = base();
-  (void)free;
+  (void)base();  // first: it decides overbooked_
   return replayed_ && !overbooked_ && first_start() >= now_;
 }
 
