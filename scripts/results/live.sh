@@ -14,10 +14,14 @@
 #   LIVE_COMPRESS=1000     workload seconds per real second (one run ~3-4 min)
 #   LIVE_SKIP=10000 LIVE_JOBS=300 LIVE_LOAD=0.9   the segment and its load
 #   LIVE_SCHEDULERS="backfill backfill-tuned easy conservative los tabu"
+#   LIVE_PARALLEL=1        schedulers of one repeat run at once, each on its own cluster
+#                          (own directory and ports; started 20 s apart)
 #   LIVE_REPORT_ONLY=1     rewrite the page from the data of an earlier run on this machine
 #                          (the schedules, *.swf, are derived from the trace and not committed)
 # A run of the whole matrix: schedulers x repeats x ~4 min (~75 min for the
-# defaults). Runs repeat by repeat (every scheduler once, then again), so an
+# defaults). At another compression C the data go to docs/results/live/data-xC
+# and the page to docs/results/live-xC.md (the fidelity runs: C = 60 keeps
+# SDSC-SP2's estimates and makes a run last about an hour). Runs repeat by repeat (every scheduler once, then again), so an
 # interrupted matrix still has whole repeats; each run's outcome is kept in
 # docs/results/live/data/SCHEDULER-rN.{json,latency.json,live.swf,pred.swf,as-run.swf}
 # (a rerun overwrites the runs it makes, keeps the others).
@@ -38,8 +42,10 @@ njobs="${LIVE_JOBS:-300}"
 load="${LIVE_LOAD:-0.9}"
 schedulers="${LIVE_SCHEDULERS:-backfill backfill-tuned easy conservative los tabu}"
 nodes=32
+parallel="${LIVE_PARALLEL:-1}"
 out="$root/docs/results/live"
-data="$out/data"
+data="$out/data" page="$root/docs/results/live.md"
+[[ "$compress" == 1000 ]] || { data="$out/data-x$compress"; page="$root/docs/results/live-x$compress.md"; }
 # sched/backfill as a site would tune it for these jobs. Time is compressed
 # 1000x: the default bf_interval (30 s) is 8 h of workload time and
 # bf_resolution (60 s) 17 h, so both go to 1 s; bf_window (minutes) covers the
@@ -51,6 +57,7 @@ tuned="bf_continue,bf_interval=1,bf_resolution=1,bf_window=5"
 [[ -f "$trace" ]] || { echo "live.sh: missing trace $trace" >&2; exit 1; }
 command -v python3 >/dev/null || { echo "live.sh: python3 not found" >&2; exit 1; }
 [[ "$repeats" =~ ^[1-9][0-9]*$ ]] || { echo "live.sh: LIVE_REPEATS must be a positive integer" >&2; exit 2; }
+[[ "$parallel" =~ ^[1-9][0-9]*$ ]] || { echo "live.sh: LIVE_PARALLEL must be a positive integer" >&2; exit 2; }
 mkdir -p "$data"
 renice -n 10 $$ >/dev/null  # the cluster daemons and the replay inherit it
 
@@ -83,16 +90,36 @@ run_one() (
   python3 "$root/scripts/results/live_latency.py" "$CLUSTER_DIR/slurmctld.log" >"$base.latency.json"
 )
 
+run_timed() {
+  local t0=$SECONDS
+  run_one "$1" "$2" || { echo "live.sh: $1 run $2 failed (logs in ${LOS_CLUSTER_KEEP:-/tmp/los-live-keep})" >&2; return 1; }
+  echo "live.sh: $1 run $2 done in $((SECONDS - t0)) s" >&2
+}
+
 if [[ "${LIVE_REPORT_ONLY:-0}" != 1 ]]; then
   for rep in $(seq 1 "$repeats"); do
+    if [[ $parallel == 1 ]]; then
+      for sched in $schedulers; do run_timed "$sched" "$rep" || exit 1; done
+      continue
+    fi
+    # Up to LIVE_PARALLEL clusters at once; the 20 s between starts lets each
+    # cluster bind the ports it found free before the next one looks.
+    pids=() failed=0
     for sched in $schedulers; do
-      t0=$SECONDS
-      run_one "$sched" "$rep" || { echo "live.sh: $sched run $rep failed (logs in ${LOS_CLUSTER_KEEP:-/tmp/los-live-keep})" >&2; exit 1; }
-      echo "live.sh: $sched run $rep done in $((SECONDS - t0)) s" >&2
+      run_timed "$sched" "$rep" &
+      pids+=($!)
+      if [[ ${#pids[@]} -ge $parallel ]]; then
+        for p in "${pids[@]}"; do wait "$p" || failed=1; done
+        pids=()
+      else
+        sleep 20
+      fi
     done
+    for p in "${pids[@]}"; do wait "$p" || failed=1; done
+    [[ $failed == 0 ]] || exit 1
   done
 fi
 
 python3 "$root/scripts/results/live_report.py" "$data" "$compress" "$njobs" "$skip" "$load" "$tuned" \
-  >"$root/docs/results/live.md"
-echo "live.sh: wrote docs/results/live.md" >&2
+  >"$page"
+echo "live.sh: wrote ${page#"$root/"}" >&2
