@@ -80,10 +80,17 @@ out = []
 w = out.append
 w("# Live: sched/los and Slurm's sched/backfill on a real cluster, and the simulator held to it")
 w("")
-w("Regenerate (as root, after a build with the plugin; about 4 minutes per run):")
+has_backfill = any(s.startswith("backfill") for s in schedulers)
+minutes = statistics.mean(d["results"][1]["makespan_s"] for v in runs.values() for _, d in v) / C / 60
+if C == 1000 and has_backfill:
+    command = "scripts/results/live.sh            # LIVE_REPEATS=3 by default: 6 schedulers x 3 runs"
+else:
+    command = (f"LIVE_COMPRESS={C:g} LIVE_REPEATS={max(counts)} LIVE_PARALLEL={len(schedulers)} "
+               f"LIVE_SCHEDULERS=\"{' '.join(schedulers)}\" scripts/results/live.sh")
+w(f"Regenerate (as root, after a build with the plugin; about {minutes:.0f} minutes per run):")
 w("")
 w("```")
-w("scripts/results/live.sh            # LIVE_REPEATS=3 by default: 6 schedulers x 3 runs")
+w(command)
 w("```")
 w("")
 w(f"The workload: jobs {int(skip) + 1}-{int(skip) + int(njobs)} of SDSC-SP2 (`--skip {skip} --jobs {njobs}`, "
@@ -98,29 +105,42 @@ w(f"Runs per scheduler in this page: {', '.join(map(str, counts))}. Figures are 
 w("")
 w("## Compression and what it does to the jobs")
 w("")
+submitted = swf(runs[schedulers[0]][0][0] + ".pred.swf")
+limit_minutes = {}
+for j in submitted.values():
+    limit_minutes[round(j["est"] / C / 60)] = limit_minutes.get(round(j["est"] / C / 60), 0) + 1
+spread = ", ".join(f"{n} jobs {m} min" for m, n in sorted(limit_minutes.items())[:4])
+if len(limit_minutes) > 4:
+    spread += f" and {sum(n for m, n in sorted(limit_minutes.items())[4:])} jobs longer"
 w(f"One real second is {C:g} workload seconds. The segment's arrivals span about "
-  f"{(max(j['submit'] for j in swf(runs[schedulers[0]][0][0] + '.pred.swf').values()) / C):.0f} real seconds "
-  "and a run lasts 3-4 minutes. The price:")
+  f"{(max(j['submit'] for j in submitted.values()) / C):.0f} real seconds "
+  f"and a run lasts about {minutes:.0f} minutes. The price:")
 w("")
 w(f"- **Time limits.** Slurm's limits are whole minutes: a job's limit is ceil(estimate / {C:g} / 60) "
-  f"minutes, i.e. a multiple of {60 * C:g} workload seconds (16.7 h). On this segment almost every job gets "
-  "1 minute and the rest 2: the users' estimates are all but erased, for the live schedulers and for the "
-  "prediction alike (los-sim replay predicts with the limits as submitted). What remains to tell the "
-  "policies apart is the sizes, the order and the few 2-minute jobs. Keeping SDSC-SP2's estimates needs "
-  "C <= 60, i.e. runs of about an hour for 300 jobs.")
+  f"minutes, i.e. a multiple of {60 * C:g} workload seconds ({60 * C / 3600:.3g} h). On this segment: "
+  f"{spread}; {len(limit_minutes)} distinct limits for {len(submitted)} jobs. The live schedulers and the "
+  "prediction see the same limits (los-sim replay predicts with the limits as submitted)"
+  + (": the users' estimates are all but erased, and what remains to tell the policies apart is the sizes "
+     "and the order. Keeping SDSC-SP2's estimates needs C <= 60, i.e. runs of about an hour for 300 jobs."
+     if 60 * C >= 36000 else ": the users' estimates survive, rounded up to the next whole "
+     f"{60 * C / 3600:.3g} h."))
 w(f"- **Whole seconds.** Slurm records times in whole seconds: every live time is a multiple of {C:g} "
   "workload seconds, and any real latency (the launch of a job, the report of its end, the scheduler's "
   f"reaction) is multiplied by {C:g}.")
 w("")
-w("## Against Slurm's scheduler")
+w("## Against Slurm's scheduler" if has_backfill else "## Live outcome")
 w("")
-w("Live outcome per scheduler (workload seconds). Bounded slowdown twice: with los-sim's 10 s bound, and with "
-  f"a bound of one real second ({C:g} workload seconds), the resolution of Slurm's records: at this compression "
-  "a short job's recorded run time is 0 or 1000 s, and the jobs recorded at 0 make nearly all of the 10 s "
-  "figure (see below). sched/backfill tuned: "
-  f"`SchedulerParameters={tuned}` (at {C:g}x, the default bf_interval of 30 s is 8 workload hours and "
-  "bf_resolution 60 s is 17; bf_window covers the longest limit, 2 minutes). The prediction column is "
-  "los-sim on exactly the jobs as submitted, with the policy named (easy for sched/backfill, its nearest).")
+text = ("Live outcome per scheduler (workload seconds). Bounded slowdown twice: with los-sim's 10 s bound, and with "
+        f"a bound of one real second ({C:g} workload seconds), the resolution of Slurm's records: at this compression "
+        f"a short job's recorded run time is 0 or {C:g} s, and the jobs recorded at 0 weigh heavily in the 10 s "
+        "figure (see below). ")
+if has_backfill:
+    text += ("sched/backfill tuned: "
+             f"`SchedulerParameters={tuned}` (at {C:g}x, the default bf_interval of 30 s is {30 * C / 3600:.3g} "
+             f"workload hours and bf_resolution 60 s is {60 * C / 3600:.3g}; bf_window covers the longest limit). ")
+text += ("The prediction column is los-sim on exactly the jobs as submitted, with the policy named"
+         + (" (easy for sched/backfill, its nearest)." if has_backfill else "."))
+w(text)
 w("")
 w(f"| scheduler | runs | mean wait (s) | bounded slowdown, 10 s | bounded slowdown, {C:g} s | utilization "
   f"| predicted mean wait | predicted bsld, 10 s | predicted bsld, {C:g} s |")
@@ -190,7 +210,8 @@ for s in schedulers:
         lat_cells = "0 | | |"
     w(f"| {LABEL.get(s, s)} | {statistics.mean(inf):.2f} | {q(inf, 0.9):.0f} | {lat_cells} |")
 w("")
-discussion = os.path.join(os.path.dirname(os.path.abspath(__file__)), "live_discussion.md")
+discussion = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                          "live_discussion.md" if C == 1000 else f"live_discussion-x{C:g}.md")
 if os.path.exists(discussion):
     out.append(open(discussion).read().rstrip("\n"))
 print("\n".join(out))
