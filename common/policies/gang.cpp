@@ -159,7 +159,7 @@ void GangPolicy::drop_reservation(JobId id) {
   const auto it = reserved_.find(id);
   if (it == reserved_.end()) return;
   const Reservation& r = it->second;
-  plans_[static_cast<std::size_t>(r.row)].reserved.erase({r.start, r.order, id});
+  plans_[static_cast<std::size_t>(r.row)].reserved.erase(r.start, r.order);
   reserved_.erase(it);
 }
 
@@ -170,22 +170,11 @@ void GangPolicy::place(JobId id, int size, int row, Time now, Time duration) {
 
 void GangPolicy::compress(int row, Time now) {
   // The conservative policy's compression, inside one row: holders in order
-  // of their reserved start each move to their earliest start if earlier.
+  // of their reserved start each move to their earliest start if earlier;
+  // only those that could move are visited (gang_row_plan.hpp).
   RowPlan& plan = plans_[static_cast<std::size_t>(row)];
-  std::vector<JobId> order;
-  order.reserve(plan.reserved.size());
-  for (const auto& [start, ord, id] : plan.reserved) order.push_back(id);
-  for (JobId id : order) {
-    Reservation& r = reserved_.at(id);
-    if (r.start <= now) continue;
-    const Time s = plan.planner().earliest_start(r.size, r.duration, now, r.start);
-    if (s >= r.start) continue;
-    plan.planner().release(r.span);
-    r.span = plan.planner().reserve(s, r.duration, r.size);
-    plan.reserved.erase({r.start, r.order, id});
-    r.start = s;
-    plan.reserved.insert({r.start, r.order, id});
-  }
+  const auto span_of = [this](JobId id) -> Planner::SpanId& { return reserved_.at(id).span; };
+  for (const RowPlan::Move& m : plan.compress(now, span_of, options_.compression)) reserved_.at(m.id).start = m.to;
 }
 
 void GangPolicy::compress_freed(Time now) {
@@ -207,14 +196,13 @@ void GangPolicy::rebuild_row(int row, Time now) {
     if (occ.end <= now) occ.end = now + extension;
     plan.planner().add(now, occ.end, -occ.size);
   }
-  std::vector<JobId> holders;
-  for (const auto& [start, ord, id] : plan.reserved) holders.push_back(id);
+  const std::vector<HolderIndex::Holder> holders = plan.reserved.sorted();
   plan.reserved.clear();
-  for (JobId id : holders) {
-    Reservation& r = reserved_.at(id);
+  for (const HolderIndex::Holder& h : holders) {
+    Reservation& r = reserved_.at(h.id);
     r.start = plan.earliest_start(r.size, r.duration, now);  // the profile only loses units here
     r.span = plan.planner().reserve(r.start, r.duration, r.size);
-    plan.reserved.insert({r.start, r.order, id});
+    plan.reserved.insert({r.start, r.order, h.id, r.size, r.duration});
   }
 }
 
@@ -545,7 +533,7 @@ bool GangPolicy::schedule_backfill(const Snapshot& s) {
       if (row < 0) continue;
       const Planner::SpanId span = plans_[static_cast<std::size_t>(row)].planner().reserve(first, d, job.size);
       reserved_[job.id] = Reservation{row, job.size, first, d, next_order_, span};
-      plans_[static_cast<std::size_t>(row)].reserved.insert({first, next_order_, job.id});
+      plans_[static_cast<std::size_t>(row)].reserved.insert({first, next_order_, job.id, job.size, d});
       ++next_order_;
     }
     if (again) compress_freed(now);
@@ -742,7 +730,7 @@ void GangPolicy::rebuild_plans(Time now, bool with_reservations) {
 Time GangPolicy::next_reserved_start() const {
   Time first = kTimeInfinity;
   for (const RowPlan& p : plans_) {
-    if (!p.reserved.empty()) first = std::min(first, std::get<0>(*p.reserved.begin()));
+    if (const HolderIndex::Holder* h = p.reserved.first()) first = std::min(first, h->start);
   }
   return first;
 }
@@ -829,7 +817,7 @@ StepResult GangPolicy::finish_step(const Snapshot& s) {
 std::vector<PlannedStart> GangPolicy::reservations() const {
   std::vector<PlannedStart> out;
   if (options_.mpl != 1 || options_.rebuild_plan || plans_.empty()) return out;
-  for (const auto& [start, order, id] : plans_.front().reserved) out.push_back({id, start});
+  for (const HolderIndex::Holder& h : plans_.front().reserved.sorted()) out.push_back({h.id, h.start});
   return out;
 }
 

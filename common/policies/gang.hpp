@@ -118,6 +118,9 @@ struct GangOptions {
   // Live (losd), not part of the spec: a job that ends and is back in the
   // snapshot at once (requeued for migration) keeps its place in the matrix.
   bool live = false;
+  // BGS / MBGS: how a row's compression finds the holders to revisit
+  // (gang_row_plan.hpp); FullScan is the reference the tests compare with.
+  GangRowPlan::Compression compression = GangRowPlan::Compression::Indexed;
 };
 
 class GangPolicy final : public Policy {

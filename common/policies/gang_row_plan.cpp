@@ -1,11 +1,17 @@
 #include "policies/gang_row_plan.hpp"
 
 #include <algorithm>
+#include <iterator>
+#include <limits>
+#include <stdexcept>
+
+#include "planner/gain_reach.hpp"
 
 namespace los {
 
 void GangRowPlan::restart(std::int64_t capacity, Time origin) {
   planner_ = Planner(capacity, origin);
+  planner_.log_gains(true);  // no holder in the new profile: a fixpoint
   bound_.reset();
   bound_empty_ = true;
 }
@@ -34,6 +40,115 @@ Time GangRowPlan::earliest_start(std::int64_t size, Time duration, Time now) {
   bound_.record(size, duration, s);
   bound_empty_ = false;
   return s;
+}
+
+const std::vector<GangRowPlan::Move>& GangRowPlan::compress(Time now, const SpanOf& span_of, Compression how) {
+  moves_.clear();
+  if (how == Compression::FullScan || !planner_.logging_gains()) {
+    compress_full_scan(now, span_of);
+  } else {
+    compress_indexed(now, span_of);
+  }
+  planner_.clear_gains();
+  return moves_;
+}
+
+void GangRowPlan::compress_full_scan(Time now, const SpanOf& span_of) {
+  for (const HolderIndex::Holder& h : reserved.sorted()) {
+    if (h.start <= now) continue;
+    // Asked with the holder's own reservation in place: the horizon cuts the
+    // window at its start, so this is "can it start before?".
+    const Time s = planner_.earliest_start(h.size, h.duration, now, h.start);
+    if (s >= h.start) continue;
+    move_span(h, s, span_of);
+  }
+  reindex_moved();
+}
+
+void GangRowPlan::compress_indexed(Time now, const SpanOf& span_of) {
+  // Conservative's indexed pass (backfilling.cpp's compress(), which has the
+  // comments), on this row's profile and holders.
+  GainReach gained(planner_, now);
+  if (gained.empty()) return;  // nothing gained: the row is still a fixpoint
+  constexpr std::size_t kMostGainedIntervals = 8;
+  bool bounded = true;
+  const auto may_hold = [&](const HolderIndex::Bounds& b) {
+    return !bounded || std::min(b.start, saturating_end(now, b.duration)) <= gained.reach(b.size);
+  };
+  const auto accept = [&](const HolderIndex::Holder& h) {
+    if (!bounded) return h.start > now;
+    return h.start > now && h.start > gained.first_gain() &&
+           std::min(h.start, saturating_end(now, h.duration)) <= gained.reach(h.size);
+  };
+  // Searches start at the latest answer of a holder visited before of
+  // smaller size and duration: the same answer (proof at `visited` in
+  // backfilling.cpp's compress()).
+  StartBound& visited = visited_;
+  visited.reset();
+  Time at = std::numeric_limits<Time>::min();
+  std::int64_t order = std::numeric_limits<std::int64_t>::min();
+  while (const HolderIndex::Holder* found = reserved.next_after(at, order, may_hold, accept)) {
+    // The index keeps a moved holder's old entry until the pass ends: it
+    // sits at a visited key, which the search never goes back to.
+    const HolderIndex::Holder h = *found;
+    at = h.start;
+    order = h.order;
+    const Time s =
+        planner_.earliest_start(h.size, h.duration, std::max(now, visited.lower(h.size, h.duration)), h.start);
+    visited.record(h.size, h.duration, s);
+    if (s >= h.start) continue;
+    move_span(h, s, span_of);
+    if (!bounded) continue;
+    gained.refresh(s, saturating_end(h.start, h.duration));  // what the move changed
+    bounded = gained.intervals() <= kMostGainedIntervals;
+  }
+  reindex_moved();
+}
+
+void GangRowPlan::move_span(const HolderIndex::Holder& h, Time s, const SpanOf& span_of) {
+  Planner::SpanId& span = span_of(h.id);
+  planner_.release(span);
+  span = planner_.reserve(s, h.duration, h.size);
+  moved_.push_back(h);
+  moves_.push_back({h.id, h.start, s});
+}
+
+void GangRowPlan::reindex_moved() {
+  if (moved_.empty()) return;
+  // Few moves: two O(log n) updates each. Many: one O(n) rebuild in key
+  // order (moved_ holds the old entries in the pass's order, key order).
+  constexpr std::size_t kMovesPerRebuild = 16;
+  if (moved_.size() * kMovesPerRebuild < reserved.size()) {
+    for (std::size_t i = 0; i < moved_.size(); ++i) {
+      HolderIndex::Holder h = moved_[i];
+      reserved.erase(h.start, h.order);
+      h.start = moves_[i].to;  // moves_ and moved_ are made together
+      reserved.insert(h);
+    }
+  } else {
+    const auto key_less = [](const HolderIndex::Holder& a, const HolderIndex::Holder& b) {
+      return a.start < b.start || (a.start == b.start && a.order < b.order);
+    };
+    std::vector<HolderIndex::Holder> stayed;
+    stayed.reserve(reserved.size());
+    std::size_t next = 0;
+    for (const HolderIndex::Holder& h : reserved.sorted()) {
+      if (next < moved_.size() && moved_[next].start == h.start && moved_[next].order == h.order) {
+        ++next;
+      } else {
+        stayed.push_back(h);
+      }
+    }
+    if (next != moved_.size()) throw std::logic_error("gang row plan: a moved holder's old entry is missing");
+    std::vector<HolderIndex::Holder> moved = moved_;
+    for (std::size_t i = 0; i < moved.size(); ++i) moved[i].start = moves_[i].to;
+    std::sort(moved.begin(), moved.end(), key_less);
+    std::vector<HolderIndex::Holder> all;
+    all.reserve(stayed.size() + moved.size());
+    std::merge(stayed.begin(), stayed.end(), moved.begin(), moved.end(), std::back_inserter(all), key_less);
+    reserved.assign_sorted(all);
+  }
+  moved_.clear();
 }
 
 }  // namespace los
