@@ -13,6 +13,7 @@
 #   POLICIES: comma-separated; the baseline BASELINE (env, default easy) is
 #   prepended (the report's "easy" is then that baseline).
 # Runs at most LOS_JOBS (default 2) simulations at once, under nice.
+# NODES (env, e.g. "8192"): only the Lublin workloads of these machine sizes.
 # DELTAS (env, e.g. "0 0.00001 0.00002 0.00003 0.00004"): replicate every
 # workload at its load plus each value (NAME+DELTA.json); the report then
 # also gives, per workload, the CI of easy - policy across the replicates.
@@ -30,6 +31,7 @@ tasks() {  # NAME|WORKLOAD|LOAD
     modal1024|lublin|all)
       for est in ":estimates=modal" ""; do for nodes in 1024 8192; do
         [[ $1 == modal1024 && ( $nodes != 1024 || -z $est ) ]] && continue
+        [[ -n ${NODES:-} && " $NODES " != *" $nodes "* ]] && continue
         for load in 0.85 0.9 0.95; do for seed in 1 2 3; do
           echo "lublin-$nodes-$seed${est:+-modal}@$load|model:lublin:jobs=100000:nodes=$nodes:seed=$seed$est|$load"
         done; done; done; done ;;
