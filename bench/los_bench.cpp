@@ -243,6 +243,13 @@ BENCHMARK_CAPTURE(BM_LosProduction_Step, q10k_los_c1000, "los:lookahead=1000:res
     ->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_LosProduction_Step, q10k_los_maxsd_c1000, "los-maxsd:lookahead=1000:rest=easy", 10000)
     ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_LosProduction_Step, q10k_los_gate_fit_select_queue, "los:gate=fit:rest=easy:select=queue", 10000)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_LosProduction_Step, q10k_los_gate_fit_select_long_queue,
+                  "los:gate=fit:rest=easy:select=long-queue", 10000)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_LosProduction_Step, q10k_los_select_queue_c1000, "los:lookahead=1000:rest=easy:select=queue", 10000)
+    ->Unit(benchmark::kMillisecond);
 
 // The whole SDSC-SP2 trace at offered load 0.9 (skipped without the trace).
 void BM_SdscSp2Load09(benchmark::State& state, const char* spec) {

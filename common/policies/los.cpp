@@ -136,8 +136,11 @@ StepResult LosPolicy::step(const Snapshot& snapshot) {
     problem_.free_now = static_cast<int>(free_now);
     problem_.extra = static_cast<int>(extra_left);
     problem_.traceback = options_.traceback;
-    const LosSelection chosen =
-        options_.select == LosSelect::Queue ? los_select_queue_order(problem_) : los_select(problem_);
+    const bool queue_order =
+        options_.select == LosSelect::Queue ||
+        (options_.select == LosSelect::LongQueue &&
+         queue.size() - window_begin > static_cast<std::size_t>(options_.lookahead));
+    const LosSelection chosen = queue_order ? los_select_queue_order(problem_) : los_select(problem_);
     const std::vector<std::size_t>* starts = &chosen.chosen;
     if (options_.keep == LosKeep::Easy) {
       // EASY's walk over the same window; the selection replaces it only
@@ -206,7 +209,8 @@ PolicyPtr make_variant(const ParamValues& values, bool use_extra, LosMerit merit
   o.window = values.choice("window") == "admissible" ? LosWindow::Admissible : LosWindow::Fit;
   const std::string& gate = values.choice("gate");
   o.gate = gate == "fit" ? LosGate::Fit : gate == "queue" ? LosGate::Queue : LosGate::None;
-  o.select = values.choice("select") == "queue" ? LosSelect::Queue : LosSelect::Thesis;
+  const std::string select = values.choice("select");
+  o.select = select == "queue" ? LosSelect::Queue : select == "long-queue" ? LosSelect::LongQueue : LosSelect::Thesis;
   return std::make_unique<LosPolicy>(o, values.canonical());
 }
 
@@ -233,10 +237,11 @@ const ParamTable& los_parameters() {
       Param::choice("gate", {"none", "fit", "queue"},
                     "when a step is EASY's instead of the selection's: none: never (the thesis); fit: when more "
                     "than lookahead waiting jobs fit now; queue: when more than lookahead jobs wait behind the head"),
-      Param::choice("select", {"thesis", "queue"},
+      Param::choice("select", {"thesis", "queue", "long-queue"},
                     "which set the selection returns: thesis: most units, then least shadow use, merit and "
                     "traceback; queue: of the sets filling the most units, the one EASY's queue order prefers "
-                    "(EASY's own set whenever it fills the most)"),
+                    "(EASY's own set whenever it fills the most); long-queue: thesis while at most lookahead "
+                    "jobs wait behind the blocked head, queue when more wait"),
   };
   return table;
 }

@@ -77,8 +77,12 @@ enum class LosGate { None, Fit, Queue };
 // Which set the selection returns: Thesis, the most units, then the least
 // shadow utilization, the merit and the trace-back rule (the thesis); Queue,
 // of the sets filling the most units the one EASY's queue order prefers
-// (los_select_queue_order): EASY's own set whenever that fills the most.
-enum class LosSelect { Thesis, Queue };
+// (los_select_queue_order): EASY's own set whenever that fills the most;
+// LongQueue, Thesis while every job waiting behind the blocked head is in
+// the window (at most C of them), Queue when more wait (issue 14: the
+// thesis's shadow-use key wins on short queues and starves long jobs on
+// long ones).
+enum class LosSelect { Thesis, Queue, LongQueue };
 
 struct LosOptions {
   bool use_extra = true;  // false: los-basic

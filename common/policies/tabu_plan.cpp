@@ -243,13 +243,19 @@ void TabuPlan::insert_all(std::span<const Job> queue, Time now) {
   // depends only on the profile, which follows every insertion; the list
   // is merged once at the end: by start, and among equal starts the later
   // insertion first, before the jobs already listed.
+  // Within this loop the profile only loses units (each insertion takes
+  // its own), so a search may start where one for a shape no larger in
+  // either dimension ended (planner/start_bound.hpp): the same start, found
+  // without walking the plan from now (a re-plan of 100,000 jobs).
   std::vector<Entry> staged;
   profile();
+  insertion_bound_.reset();
   for (const Job& job : queue) {
     if (job.size > capacity_ || job.size <= 0 || listed_.count(job.id)) continue;
     const Time d = planned_duration(job.estimate);
-    const Time s = profile_.earliest_start(job.size, d, now_);
+    const Time s = profile_.earliest_start(job.size, d, std::max(now_, insertion_bound_.lower(job.size, d)));
     if (s >= kTimeInfinity) continue;
+    insertion_bound_.record(job.size, d, s);
     staged.push_back(make_entry(job, s, kTimeInfinity));
     shift_profile(s, d, job.size, -1);
   }

@@ -32,6 +32,7 @@
 #include "planner/free_at.hpp"
 #include "planner/planner.hpp"
 #include "planner/running_profile.hpp"
+#include "planner/start_bound.hpp"
 #include "policies/tabu_criteria.hpp"
 #include "policy/policy.hpp"
 
@@ -229,6 +230,9 @@ class TabuPlan {
   bool replayed_ = true;
   mutable Planner profile_;
   mutable bool profile_dirty_ = true;
+  // insert_all()'s searches start from the latest start found for a smaller
+  // shape in the same call (the profile only loses units there).
+  StartBound insertion_bound_;
   // The free times before every kMarkEvery-th position of the list.
   static constexpr std::size_t kMarkEvery = 32;
   mutable std::vector<FreeAt> marks_;

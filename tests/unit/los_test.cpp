@@ -358,6 +358,24 @@ TEST(LosPolicy, SelectQueueIsEasysSetWhenItFillsTheMost) {
   EXPECT_EQ(make_policy("los:select=thesis")->name(), "los");
 }
 
+TEST(LosPolicy, SelectLongQueueKeepsTheThesisKeysOnlyWhileTheWindowHoldsTheQueue) {
+  // Extra 2, 4 units free; behind the blocked head a long job (2 units, in
+  // the extra units) and three short ones. EASY and the queue order start
+  // {2, 3}; the thesis's keys fill as much with no shadow use.
+  const Snapshot s = behind_blocked_head(4, {{2, 500}, {2, 10}, {2, 10}, {2, 10}});
+  EXPECT_EQ(step_keep("los:select=queue:lookahead=3", s), (std::set<JobId>{2, 3}));
+  const std::set<JobId> thesis3 = step_keep("los:lookahead=3", s);
+  const std::set<JobId> thesis4 = step_keep("los:lookahead=4", s);
+  EXPECT_EQ(thesis3.count(2), 0U);
+  EXPECT_EQ(thesis4.count(2), 0U);
+  // C = 4: the window holds all four, so the thesis's keys decide.
+  EXPECT_EQ(step_keep("los:select=long-queue:lookahead=4", s), thesis4);
+  EXPECT_EQ(step_keep("los:select=long-queue:lookahead=50", s), step_keep("los", s));
+  // C = 3: a fourth job waits beyond the window, so the queue order decides.
+  EXPECT_EQ(step_keep("los:select=long-queue:lookahead=3", s), (std::set<JobId>{2, 3}));
+  EXPECT_EQ(make_policy("los:select=long-queue")->name(), "los:select=long-queue");
+}
+
 TEST(LosPolicy, KeepShortStartsEasysJobsThatEndByTheShadowFirst) {
   // EASY starts {2, 3} (5 of 6 units, both end by the shadow time); the
   // selection {2, 4}. keep=short starts EASY's two, leaving 1 unit.
