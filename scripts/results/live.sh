@@ -14,6 +14,7 @@
 #   LIVE_COMPRESS=1000     workload seconds per real second (one run ~3-4 min)
 #   LIVE_SKIP=10000 LIVE_JOBS=300 LIVE_LOAD=0.9   the segment and its load
 #   LIVE_SCHEDULERS="backfill backfill-tuned easy conservative los tabu"
+#   LIVE_FIRST_REPEAT=1    number of the first repeat made (adds repeats to earlier ones)
 #   LIVE_PARALLEL=1        schedulers of one repeat run at once, each on its own cluster
 #                          (own directory and ports; started 20 s apart)
 #   LIVE_REPORT_ONLY=1     rewrite the page from the data of an earlier run on this machine
@@ -43,6 +44,7 @@ load="${LIVE_LOAD:-0.9}"
 schedulers="${LIVE_SCHEDULERS:-backfill backfill-tuned easy conservative los tabu}"
 nodes=32
 parallel="${LIVE_PARALLEL:-1}"
+first_repeat="${LIVE_FIRST_REPEAT:-1}"
 out="$root/docs/results/live"
 data="$out/data" page="$root/docs/results/live.md"
 [[ "$compress" == 1000 ]] || { data="$out/data-x$compress"; page="$root/docs/results/live-x$compress.md"; }
@@ -57,6 +59,8 @@ tuned="bf_continue,bf_interval=1,bf_resolution=1,bf_window=5"
 [[ -f "$trace" ]] || { echo "live.sh: missing trace $trace" >&2; exit 1; }
 command -v python3 >/dev/null || { echo "live.sh: python3 not found" >&2; exit 1; }
 [[ "$repeats" =~ ^[1-9][0-9]*$ ]] || { echo "live.sh: LIVE_REPEATS must be a positive integer" >&2; exit 2; }
+[[ "$compress" =~ ^[1-9][0-9]*$ ]] || { echo "live.sh: LIVE_COMPRESS must be a positive integer" >&2; exit 2; }
+[[ "$first_repeat" =~ ^[1-9][0-9]*$ ]] || { echo "live.sh: LIVE_FIRST_REPEAT must be a positive integer" >&2; exit 2; }
 [[ "$parallel" =~ ^[1-9][0-9]*$ ]] || { echo "live.sh: LIVE_PARALLEL must be a positive integer" >&2; exit 2; }
 mkdir -p "$data"
 renice -n 10 $$ >/dev/null  # the cluster daemons and the replay inherit it
@@ -76,6 +80,16 @@ run_one() (
     # Slurm refuses an empty SchedulerParameters=: bf_interval=30 is its default.
     backfill) CLUSTER_SCHEDULER=sched/backfill; cluster_up $nodes "bf_interval=30"; predict=easy ;;
     backfill-tuned) CLUSTER_SCHEDULER=sched/backfill; cluster_up $nodes "$tuned"; predict=easy ;;
+    # A policy's own clock settings are in Slurm's (real) seconds live and in
+    # workload seconds in the prediction: tabu searches every `period` seconds
+    # (300), i.e. every 300 x C workload seconds live. Live gets
+    # period = 300 / C (whole seconds, at least 1) and the prediction that
+    # period x C, so both search as often in workload time.
+    tabu)
+      local period=$(((300 + compress / 2) / compress))
+      ((period >= 1)) || period=1
+      cluster_up_decided_by losd "tabu:period=$period" $nodes
+      predict="tabu:period=$((period * compress))" ;;
     *) cluster_up_decided_by losd "$sched" $nodes; predict=$sched ;;
   esac
   log "run $rep: $sched ($njobs jobs, x$compress)"
@@ -97,7 +111,7 @@ run_timed() {
 }
 
 if [[ "${LIVE_REPORT_ONLY:-0}" != 1 ]]; then
-  for rep in $(seq 1 "$repeats"); do
+  for rep in $(seq "$first_repeat" $((first_repeat + repeats - 1))); do
     if [[ $parallel == 1 ]]; then
       for sched in $schedulers; do run_timed "$sched" "$rep" || exit 1; done
       continue
