@@ -17,7 +17,9 @@
 #   --compress  workload seconds per real second (default: 1000: the 150 jobs
 #               arrive within about two minutes). Slurm records whole seconds and
 #               whole-minute time limits, so live times are multiples of C workload
-#               seconds and every limit a multiple of 60 x C (see los-sim replay --help)
+#               seconds and every limit a multiple of 60 x C (see los-sim replay --help);
+#               tabu's search period (300 s) is 300 / C real seconds live, and
+#               predicted with that period in workload seconds; an integer
 #
 # As root, after a build with the plugin (scripts/demo.sh does all of it).
 set -uo pipefail
@@ -40,6 +42,7 @@ while [ $# -gt 0 ]; do
     *) echo "live-compare.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
+[[ "$compress" =~ ^[1-9][0-9]*$ ]] || { echo "live-compare.sh: --compress must be a positive integer, not '$compress'" >&2; exit 2; }
 if [ -z "$trace" ]; then
   trace="$traces/SDSC-SP2-1998-4.2-cln.swf.gz"
   if [ ! -f "$trace" ]; then
@@ -61,11 +64,19 @@ trap 'rm -rf "$work"' EXIT
 # records whole seconds, so a short job's live run time reads 0 or C.
 segment=(--cluster-nodes "$NODES" --skip "$skip" --jobs "$njobs" --load "$load" --compress "$compress" --bsld-tau "$compress")
 
+# A policy's own clock settings are Slurm's (real) seconds live and workload
+# seconds in los-sim: tabu searches every `period` seconds (300), so live it
+# gets 300 / C (whole seconds, at least 1) and the prediction that times C.
+tabu_period=$(((300 + compress / 2) / compress))
+((tabu_period >= 1)) || tabu_period=1
+live_spec() { if [ "$1" = tabu ]; then echo "tabu:period=$tabu_period"; else echo "$1"; fi; }
+predicted_spec() { if [ "$1" = tabu ]; then echo "tabu:period=$((tabu_period * compress))"; else echo "$1"; fi; }
+
 # ---- the policy: los-sim's pick for these jobs -----------------------------
 echo "== los-sim's prediction for jobs $((skip + 1))-$((skip + njobs)) of $(basename "$trace"), $NODES nodes, load $load"
 best="" best_wait=""
 for p in easy conservative los tabu; do
-  line=$("$sim" replay --dry-run --quiet "${segment[@]}" --policy "$p" "$trace" 2>"$work/dry.err" |
+  line=$("$sim" replay --dry-run --quiet "${segment[@]}" --policy "$(predicted_spec "$p")" "$trace" 2>"$work/dry.err" |
     awk '/^mean wait/ {w = $NF} /^mean bounded slowdown/ {b = $NF} END {print w, b}') ||
     { cat "$work/dry.err" >&2; exit 1; }
   read -r wait bsld <<<"$line"
@@ -89,10 +100,10 @@ live_run() (
     # bf_interval (30 s) would be 8 workload hours between backfill passes.
     cluster_up $NODES "bf_continue,bf_interval=1,bf_resolution=1,bf_window=5"
   else
-    cluster_up_decided_by losd "$policy" $NODES
+    cluster_up_decided_by losd "$(live_spec "$policy")" $NODES
   fi
   echo "   (squeue while it runs: SLURM_CONF=$SLURM_CONF squeue)"
-  "$sim" replay "${segment[@]}" --poll 1 --name los-demo --policy "$policy" --format json \
+  "$sim" replay "${segment[@]}" --poll 1 --name los-demo --policy "$(predicted_spec "$policy")" --format json \
     --out "$out.live.swf" "$trace" >"$out.json" || fail "los-sim replay under $scheduler failed"
 )
 echo "== live 1/2: Slurm's own sched/backfill (bf_continue,bf_interval=1,bf_resolution=1,bf_window=5); predicted as easy, its nearest policy"
