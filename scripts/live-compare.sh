@@ -38,7 +38,7 @@ while [ $# -gt 0 ]; do
     --jobs) njobs=${2:?--jobs needs a number}; shift 2 ;;
     --load) load=${2:?--load needs a number}; shift 2 ;;
     --compress) compress=${2:?--compress needs a number}; shift 2 ;;
-    -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "live-compare.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
