@@ -53,14 +53,16 @@ void JobQueue::erase_positions(std::span<const size_type> positions) {
 }
 
 JobQueue::size_type JobQueue::first_fitting(size_type from, size_type to, const Fit& fit) const {
+  // Clamping is monotone: a <= b implies clamped(a) <= clamped(b), so no fit
+  // is lost (see the declaration).
+  const int units = clamped(fit.units);
+  const int narrow = clamped(fit.narrow_units);
+  const int short_estimate = clamped(fit.short_estimate);
   const int* const sizes = sizes_.data();
-  const Time* const estimates = estimates_.data();
-  const std::int64_t units = fit.units;
-  const std::int64_t narrow = fit.narrow_units;
-  const Time short_estimate = fit.short_estimate;
-  const auto fits = [&](size_type k) -> int {
-    const std::int64_t size = sizes[k];
-    return static_cast<int>(size <= units) & (static_cast<int>(size <= narrow) | static_cast<int>(estimates[k] <= short_estimate));
+  const int* const estimates = estimates_.data();
+  const auto fits = [&](size_type k) {
+    return static_cast<int>(sizes[k] <= units) &
+           (static_cast<int>(sizes[k] <= narrow) | static_cast<int>(estimates[k] <= short_estimate));
   };
   const size_type end_at = head_ + to;
   size_type k = head_ + from;

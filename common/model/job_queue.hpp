@@ -8,8 +8,9 @@
 // and LOS the started jobs are near the front, so a step that starts jobs
 // costs what precedes them, not the length of the queue (issue 17).
 //
-// Beside the jobs it keeps their sizes and estimates in parallel arrays
-// (sizes_[k] is storage_[k].size, estimates_[k] storage_[k].estimate), so a
+// Beside the jobs it keeps their sizes and estimates in parallel int arrays
+// (sizes_[k] is storage_[k].size, estimates_[k] storage_[k].estimate clamped
+// to int), so a
 // pass can find the next job of a given shape without reading the 72-byte
 // jobs before it (first_fitting). Every mutation through the queue keeps the
 // arrays true; the non-const element accessors (begin(), operator[], ...)
@@ -23,6 +24,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
+#include <limits>
 #include <span>
 #include <utility>
 #include <vector>
@@ -136,7 +138,7 @@ class JobQueue {
     estimates_.resize(storage_.size());
     for (size_type k = head_; k < storage_.size(); ++k) {
       sizes_[k] = storage_[k].size;
-      estimates_[k] = storage_[k].estimate;
+      estimates_[k] = clamped(storage_[k].estimate);
     }
     shapes_known_ = true;
   }
@@ -147,9 +149,12 @@ class JobQueue {
     std::int64_t narrow_units;
     Time short_estimate;
   };
-  // The first position p in [from, to) whose job is a `fit`, or `to` when
-  // there is none (from <= to <= size()). Requires shapes_known(); reads 12
-  // bytes a job instead of the job.
+  // A position p in [from, to) such that no job in [from, p) is a `fit`:
+  // the first fit, or `to` when there is none (from <= to <= size()). The
+  // tests are made on values clamped to int (SSE2 compares no wider), which
+  // keeps every fit a fit but may also take a job whose estimate or size
+  // lies beyond the int range for one: the caller tests the job at p again.
+  // Requires shapes_known(); reads 8 bytes a job instead of the job.
   size_type first_fitting(size_type from, size_type to, const Fit& fit) const;
 
   void reserve(size_type n) {
@@ -174,14 +179,14 @@ class JobQueue {
     if (head_ > 0) compact();
     storage_.resize(n);
     sizes_.resize(n, Job{}.size);
-    estimates_.resize(n, Job{}.estimate);
+    estimates_.resize(n, clamped(Job{}.estimate));
   }
 
   void push_back(const Job& job) {
     make_room_at_back();
     storage_.push_back(job);
     sizes_.push_back(storage_.back().size);
-    estimates_.push_back(storage_.back().estimate);
+    estimates_.push_back(clamped(storage_.back().estimate));
   }
   // The returned reference may change the job: the sizes become unknown.
   template <class... Args>
@@ -189,7 +194,7 @@ class JobQueue {
     make_room_at_back();
     Job& job = storage_.emplace_back(std::forward<Args>(args)...);
     sizes_.push_back(job.size);
-    estimates_.push_back(job.estimate);
+    estimates_.push_back(clamped(job.estimate));
     shapes_known_ = false;
     return job;
   }
@@ -213,13 +218,13 @@ class JobQueue {
       int* const first_size = sizes_.data() + head_;
       std::move(first_size + 1, first_size + 1 + at, first_size);
       first_size[at] = copy.size;
-      Time* const first_estimate = estimates_.data() + head_;
+      int* const first_estimate = estimates_.data() + head_;
       std::move(first_estimate + 1, first_estimate + 1 + at, first_estimate);
-      first_estimate[at] = copy.estimate;
+      first_estimate[at] = clamped(copy.estimate);
       return first + at;
     }
     const int size = job.size;  // `job` may live in the queue
-    const Time estimate = job.estimate;
+    const int estimate = clamped(job.estimate);
     const auto it = storage_.insert(storage_.begin() + static_cast<difference_type>(head_ + at), job);
     sizes_.insert(sizes_.begin() + static_cast<difference_type>(head_ + at), size);
     estimates_.insert(estimates_.begin() + static_cast<difference_type>(head_ + at), estimate);
@@ -239,7 +244,7 @@ class JobQueue {
       std::move_backward(base, base + from, base + from + count);
       int* const size_base = sizes_.data() + head_;
       std::move_backward(size_base, size_base + from, size_base + from + count);
-      Time* const estimate_base = estimates_.data() + head_;
+      int* const estimate_base = estimates_.data() + head_;
       std::move_backward(estimate_base, estimate_base + from, estimate_base + from + count);
       head_ += count;
     } else {
@@ -292,6 +297,9 @@ class JobQueue {
   void make_room_at_back() {
     if (head_ > 0 && storage_.size() == storage_.capacity() && head_ >= size()) compact();
   }
+  static int clamped(std::int64_t v) {
+    return static_cast<int>(std::clamp<std::int64_t>(v, std::numeric_limits<int>::min(), std::numeric_limits<int>::max()));
+  }
   void compact() {
     if (head_ == 0) return;
     storage_.erase(storage_.begin(), storage_.begin() + static_cast<difference_type>(head_));
@@ -312,7 +320,7 @@ class JobQueue {
 
   std::vector<Job> storage_;
   std::vector<int> sizes_;       // parallel to storage_: sizes_[k] == storage_[k].size while shapes_known_
-  std::vector<Time> estimates_;  // and estimates_[k] == storage_[k].estimate
+  std::vector<int> estimates_;   // and estimates_[k] == clamped(storage_[k].estimate)
   size_type head_ = 0;      // storage_[0, head_) are free slots
   bool shapes_known_ = true;
 };
