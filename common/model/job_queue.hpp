@@ -208,7 +208,7 @@ class JobQueue {
   // Inserts before `pos`; uses a free slot before the head when the jobs
   // before `pos` are fewer than those after it.
   iterator insert(const_iterator pos, const Job& job) {
-    const auto at = static_cast<size_type>(pos - begin());
+    const auto at = static_cast<size_type>(pos - cbegin());
     if (head_ > 0 && at < size() - at) {
       const Job copy = job;  // `job` may live in the queue
       --head_;
