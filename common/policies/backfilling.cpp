@@ -373,6 +373,13 @@ StepResult BackfillingPolicy::step(const Snapshot& snapshot) {
   Time first_reserved = kTimeInfinity;
   std::int64_t free_at_first = 0;
   bool first_known = false;
+  auto know_first = [&] {
+    if (first_known) return;
+    const HolderIndex::Holder* first = holders_.first();
+    first_reserved = first != nullptr ? first->start : kTimeInfinity;
+    free_at_first = first_reserved < kTimeInfinity && first_reserved >= now ? planner.free_at(first_reserved) : 0;
+    first_known = true;
+  };
   // Under EASY and small depths a holder is found among the few by id
   // instead of hashing every queued job.
   constexpr std::size_t kFewHolders = 8;
@@ -393,7 +400,8 @@ StepResult BackfillingPolicy::step(const Snapshot& snapshot) {
   // reading them (Pass::Skipping; Pass::Plain reads every job, the reference
   // the tests compare with). While reserved_ holds `depth_` jobs or more, the
   // body below changes nothing for a job (it continues, and its only writes
-  // are the caches first_* and few*, pure functions of the plan) unless
+  // are the caches first_* and few*, functions of the plan and reserved_)
+  // unless
   //   (a) it is a holder whose reservation starts now (it starts), or
   //   (b) it is no holder, size <= total_units, and either free_now <= 0
   //       (the pass ends there) or size <= free_now and not refused by the
@@ -425,13 +433,7 @@ StepResult BackfillingPolicy::step(const Snapshot& snapshot) {
       const std::size_t due = next_due < due_at_.size() ? due_at_[next_due] : queued;
       JobQueue::Fit fit{snapshot.total_units, snapshot.total_units, kTimeInfinity};  // free_now <= 0
       if (free_now > 0) {
-        if (!first_known) {
-          const HolderIndex::Holder* first = holders_.first();
-          first_reserved = first != nullptr ? first->start : kTimeInfinity;
-          free_at_first =
-              first_reserved < kTimeInfinity && first_reserved >= now ? planner.free_at(first_reserved) : 0;
-          first_known = true;
-        }
+        know_first();
         fit.units = std::min<std::int64_t>(free_now, snapshot.total_units);
         if (first_reserved >= now) {  // else no refusal by the first reservation
           const Time gap = first_reserved - now;
@@ -463,12 +465,7 @@ StepResult BackfillingPolicy::step(const Snapshot& snapshot) {
     }
     const Time d = planned_duration(job.estimate);
     if (!may_reserve) {
-      if (!first_known) {
-        const HolderIndex::Holder* first = holders_.first();
-        first_reserved = first != nullptr ? first->start : kTimeInfinity;
-        free_at_first = first_reserved < kTimeInfinity && first_reserved >= now ? planner.free_at(first_reserved) : 0;
-        first_known = true;
-      }
+      know_first();
       if (first_reserved >= now && first_reserved < now + d && job.size > free_at_first) continue;
     }
     // Beyond the depth a job may only start now, for its whole estimate.
