@@ -420,7 +420,8 @@ StepResult BackfillingPolicy::step(const Snapshot& snapshot) {
   // its own visit), and one still due sits at or after the first skip.
   const JobQueue& queue = snapshot.queue;
   const std::size_t queued = queue.size();
-  const bool may_skip = pass_ == Pass::Skipping && queue.shapes_known();
+  // (Unlimited depth is never reached: conservative never skips.)
+  const bool may_skip = pass_ == Pass::Skipping && depth_ < kUnlimited && queue.shapes_known();
   bool due_known = false;
   std::size_t next_due = 0;
   for (std::size_t i = 0; i < queued; ++i) {
