@@ -13,8 +13,8 @@
 
 namespace los {
 
-BackfillingPolicy::BackfillingPolicy(int depth, std::string label, Compression compression)
-    : depth_(depth), label_(std::move(label)), compression_(compression) {}
+BackfillingPolicy::BackfillingPolicy(int depth, std::string label, Compression compression, Pass pass)
+    : depth_(depth), label_(std::move(label)), compression_(compression), pass_(pass) {}
 
 Time BackfillingPolicy::insertion_start(std::int64_t size, Time duration, Time now) {
   const Planner& planner = profile_.planner();
@@ -223,6 +223,28 @@ void BackfillingPolicy::compress_full_scan(Time now) {
   }
 }
 
+void BackfillingPolicy::find_due_holders(const JobQueue& queue, std::size_t from, Time now) {
+  due_at_.clear();
+  due_ids_.clear();
+  const auto any = [](const auto&) { return true; };
+  for (const HolderIndex::Holder* h = holders_.first(); h != nullptr && h->start == now;
+       h = holders_.next_after(h->start, h->order, any, any)) {
+    due_ids_.push_back(h->id);
+  }
+  if (due_ids_.empty()) return;
+  // Their first places at or after `from`; usually near the front, so the
+  // search stops early once all are found.
+  std::size_t missing = due_ids_.size();
+  for (std::size_t p = from; p < queue.size() && missing > 0; ++p) {
+    const auto it = std::find(due_ids_.begin(), due_ids_.end(), queue[p].id);
+    if (it == due_ids_.end()) continue;
+    due_at_.push_back(p);
+    *it = due_ids_.back();
+    due_ids_.pop_back();
+    --missing;
+  }
+}
+
 StepResult BackfillingPolicy::step(const Snapshot& snapshot) {
   const Time now = snapshot.now;
   StepResult result;
@@ -245,6 +267,13 @@ StepResult BackfillingPolicy::step(const Snapshot& snapshot) {
   Time first_reserved = kTimeInfinity;
   std::int64_t free_at_first = 0;
   bool first_known = false;
+  auto know_first = [&] {
+    if (first_known) return;
+    const HolderIndex::Holder* first = holders_.first();
+    first_reserved = first != nullptr ? first->start : kTimeInfinity;
+    free_at_first = first_reserved < kTimeInfinity && first_reserved >= now ? planner.free_at(first_reserved) : 0;
+    first_known = true;
+  };
   // Under EASY and small depths a holder is found among the few by id
   // instead of hashing every queued job.
   constexpr std::size_t kFewHolders = 8;
@@ -261,7 +290,56 @@ StepResult BackfillingPolicy::step(const Snapshot& snapshot) {
     return std::find(few.begin(), few.begin() + static_cast<std::ptrdiff_t>(few_count), id) !=
            few.begin() + static_cast<std::ptrdiff_t>(few_count);
   };
-  for (const Job& job : snapshot.queue) {
+  // Beyond the depth the pass skips the jobs it would refuse anyway, without
+  // reading them (Pass::Skipping; Pass::Plain reads every job, the reference
+  // the tests compare with). While reserved_ holds `depth_` jobs or more, the
+  // body below changes nothing for a job (it continues, and its only writes
+  // are the caches first_* and few*, functions of the plan and reserved_)
+  // unless
+  //   (a) it is a holder whose reservation starts now (it starts), or
+  //   (b) it is no holder, size <= total_units, and either free_now <= 0
+  //       (the pass ends there) or size <= free_now and not refused by the
+  //       first reservation: size <= free_at_first, or its planned duration
+  //       d = max(estimate, 1) <= gap = first_reserved - now (then
+  //       first_reserved >= now + d), which for gap >= 1 is estimate <= gap
+  //       and for gap 0 never holds.
+  // A holder reserved later only continues; every other job fails (b)'s
+  // tests and continues. Skipped jobs change nothing, so the state at the
+  // next visited job (reserved_, free_now, the plan) is the plain loop's
+  // there: the next visit is the first position p >= i that is (a) or
+  // passes (b)'s shape tests (JobQueue::first_fitting); a holder that passes
+  // them is visited too and only continues, as in the plain loop. The (a)
+  // positions are found once per step: the set only shrinks during the pass
+  // (a reservation made in it starts after now, and a holder starts only at
+  // its own visit), and one still due sits at or after the first skip.
+  const JobQueue& queue = snapshot.queue;
+  const std::size_t queued = queue.size();
+  // (Unlimited depth is never reached: conservative never skips.)
+  const bool may_skip = pass_ == Pass::Skipping && depth_ < kUnlimited && queue.shapes_known();
+  bool due_known = false;
+  std::size_t next_due = 0;
+  for (std::size_t i = 0; i < queued; ++i) {
+    if (may_skip && static_cast<int>(std::min<std::size_t>(reserved_.size(), kUnlimited)) >= depth_) {
+      if (!due_known) {
+        find_due_holders(queue, i, now);
+        due_known = true;
+      }
+      while (next_due < due_at_.size() && due_at_[next_due] < i) ++next_due;
+      const std::size_t due = next_due < due_at_.size() ? due_at_[next_due] : queued;
+      JobQueue::Fit fit{snapshot.total_units, snapshot.total_units, kTimeInfinity};  // free_now <= 0
+      if (free_now > 0) {
+        know_first();
+        fit.units = std::min<std::int64_t>(free_now, snapshot.total_units);
+        if (first_reserved >= now) {  // else no refusal by the first reservation
+          const Time gap = first_reserved - now;
+          fit.narrow_units = free_at_first;
+          fit.short_estimate = gap >= 1 ? gap : std::numeric_limits<Time>::min();
+        }
+      }
+      i = queue.first_fitting(i, due, fit);
+      if (i == queued) break;
+    }
+    const Job& job = queue[i];
     if (holds(job.id)) {
       if (const auto held = reserved_.find(job.id); held != reserved_.end()) {
         const Reservation r = held->second;
@@ -282,12 +360,7 @@ StepResult BackfillingPolicy::step(const Snapshot& snapshot) {
     }
     const Time d = planned_duration(job.estimate);
     if (!may_reserve) {
-      if (!first_known) {
-        const HolderIndex::Holder* first = holders_.first();
-        first_reserved = first != nullptr ? first->start : kTimeInfinity;
-        free_at_first = first_reserved < kTimeInfinity && first_reserved >= now ? planner.free_at(first_reserved) : 0;
-        first_known = true;
-      }
+      know_first();
       if (first_reserved >= now && first_reserved < now + d && job.size > free_at_first) continue;
     }
     // Beyond the depth a job may only start now, for its whole estimate.

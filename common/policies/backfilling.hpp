@@ -30,6 +30,12 @@
 // per event of O((moves + 1) x log n) plus the holders that the bound cannot
 // rule out, instead of O(holders x log n).
 //
+// Beyond the depth, the queue pass visits only the jobs that could start or
+// end the pass: the holders due now, and the jobs whose size and estimate
+// (kept beside the jobs by JobQueue) pass the refusals by free units and by
+// the first reservation (Pass::Skipping; step() has the proof). Under EASY
+// at high load that is a few of thousands of waiting jobs per step.
+//
 // State: the running jobs' profile (RunningProfile), the reservations on top
 // of it. Both are rebuilt from the snapshot when the events do not explain it
 // (a resync, a start this policy did not decide, a job past its estimate).
@@ -54,9 +60,14 @@ class BackfillingPolicy final : public Policy {
   // How compression finds the holders to revisit: Indexed (the default)
   // skips those that cannot move; FullScan tries every one (the reference).
   enum class Compression { Indexed, FullScan };
+  // How the queue pass beyond the depth finds the jobs to test: Skipping
+  // (the default) jumps over those it would refuse by size without reading
+  // them (JobQueue::first_at_most); Plain reads every job (the reference).
+  enum class Pass { Skipping, Plain };
 
   // `label` is the canonical spelling returned by name().
-  BackfillingPolicy(int depth, std::string label, Compression compression = Compression::Indexed);
+  BackfillingPolicy(int depth, std::string label, Compression compression = Compression::Indexed,
+                    Pass pass = Pass::Skipping);
 
   std::string name() const override { return label_; }
   StepResult step(const Snapshot& snapshot) override;
@@ -90,6 +101,9 @@ class BackfillingPolicy final : public Policy {
   // Planner::earliest_start(size, duration, now) for a new reservation or a
   // start, searched from the bound of earlier insertions (same answer).
   Time insertion_start(std::int64_t size, Time duration, Time now);
+  // due_at_ := the queue positions >= from of the holders reserved at `now`
+  // (each id's first one there), ascending.
+  void find_due_holders(const JobQueue& queue, std::size_t from, Time now);
 
   int depth_;
   std::string label_;
@@ -98,6 +112,9 @@ class BackfillingPolicy final : public Policy {
   HolderIndex holders_;  // the holders in order of reserved start, searchable by shape
   std::vector<HolderIndex::Holder> moved_;  // entries (old keys) a pass has yet to update
   Compression compression_;
+  Pass pass_;
+  std::vector<std::size_t> due_at_;  // find_due_holders(): kept to reuse its memory
+  std::vector<JobId> due_ids_;
   std::int64_t next_order_ = 0;
   StartBound visited_;  // compress()'s bound, kept to reuse its memory
   StartBound insertions_;               // valid while the planner's additions() stay

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <queue>
 #include <unordered_map>
+#include <utility>
 
 #include "workload/transform.hpp"
 
@@ -104,7 +105,7 @@ class Engine {
     }
     if (!snap_.queue.empty()) {
       throw SimulationError("policy " + policy_->name() + " left " + std::to_string(snap_.queue.size()) +
-                            " jobs waiting (first: job " + std::to_string(snap_.queue.front().id) +
+                            " jobs waiting (first: job " + std::to_string(std::as_const(snap_.queue).front().id) +
                             ") with nothing running and nothing to come: it would never start them");
     }
     if (!snap_.running.empty()) {
@@ -145,7 +146,7 @@ class Engine {
     s.remaining = effective_runtime(j, options_.kill_at_estimate);
     if (snap_.queue.empty()) {
       queue_by_submit_ = true;
-    } else if (j.submit < snap_.queue.back().submit) {
+    } else if (j.submit < std::as_const(snap_.queue).back().submit) {
       queue_by_submit_ = false;
     }
     snap_.queue.push_back(j);
@@ -308,7 +309,9 @@ class Engine {
           s.remaining = effective_runtime(j, options_.kill_at_estimate);
           result_.jobs[i].start = -1;
           // Back in the queue at its place by submit time.
-          const auto pos = std::upper_bound(snap_.queue.begin(), snap_.queue.end(), j,
+          // (Read through const: the queue's sizes stay known, JobQueue.)
+          const JobQueue& queue = snap_.queue;
+          const auto pos = std::upper_bound(queue.begin(), queue.end(), j,
                                             [](const Job& a, const Job& b) { return a.submit < b.submit; });
           snap_.queue.insert(pos, j);
           snap_.events.push_back({SnapshotEvent::Kind::Arrived, j.id, j.size, 0, j.estimate});
@@ -339,13 +342,14 @@ class Engine {
       return;
     }
     const auto by_submit = [](const Job& a, const Job& b) { return a.submit < b.submit; };
+    const JobQueue& queue = snap_.queue;  // read through const: its sizes stay known
     started_at_.clear();
     for (const JobId id : started_) {
       const std::uint32_t i = index_.at(id);
       if (state_[i].state == State::Queued) continue;  // requeued in this step: stays
-      const auto [first, last] = std::equal_range(snap_.queue.begin(), snap_.queue.end(), jobs_[i], by_submit);
+      const auto [first, last] = std::equal_range(queue.begin(), queue.end(), jobs_[i], by_submit);
       for (auto it = first; it != last; ++it) {
-        if (it->id == id) started_at_.push_back(static_cast<std::size_t>(it - snap_.queue.begin()));
+        if (it->id == id) started_at_.push_back(static_cast<std::size_t>(it - queue.begin()));
       }
     }
     std::sort(started_at_.begin(), started_at_.end());

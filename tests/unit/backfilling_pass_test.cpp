@@ -1,0 +1,189 @@
+// Backfilling's queue pass that skips the jobs it would refuse without
+// reading them (BackfillingPolicy::Pass::Skipping, the default) against the
+// plain loop over every job (Pass::Plain), on random workloads with long
+// queues, blocked heads and reservations reached exactly at their start:
+// the same reservations after every step, the same starts.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "policies/backfilling.hpp"
+#include "sim/simulator.hpp"
+#include "test_support.hpp"
+
+namespace los {
+namespace {
+
+// Every step's planned starts and decisions, in order.
+class StepRecorder final : public SimObserver {
+ public:
+  void after_step(const Snapshot& snapshot, const StepResult& result, const Policy& policy) override {
+    plans.push_back(policy.reservations());
+    std::vector<JobId> started;
+    for (const Decision& d : result.decisions) started.push_back(d.job);
+    decisions.push_back(std::move(started));
+    if (snapshot.queue.shapes_known()) ++known;
+  }
+  std::vector<std::vector<PlannedStart>> plans;
+  std::vector<std::vector<JobId>> decisions;
+  std::size_t known = 0;
+};
+
+// Bursts of arrivals on few units, so the queue grows long: sizes from 1 to
+// the whole machine, estimates from 1 s, runtimes at or well below them
+// (holders then move and start exactly at their reserved time).
+Workload random_workload(std::uint32_t seed, int units, int jobs) {
+  std::mt19937 rng(seed);
+  std::vector<Job> out;
+  Time t = 0;
+  for (int i = 0; i < jobs; ++i) {
+    if (rng() % 5 == 0) t += static_cast<Time>(rng() % 300);
+    const int size = rng() % 4 == 0 ? 1 + static_cast<int>(rng() % units) : 1 + static_cast<int>(rng() % 3);
+    const Time estimate = rng() % 6 == 0 ? 1 : 1 + static_cast<Time>(rng() % 400);
+    const Time runtime = rng() % 3 == 0 ? estimate : static_cast<Time>(rng() % (estimate + 1));
+    out.push_back(test::job(i + 1, t, size, estimate, runtime));
+  }
+  return test::workload(units, std::move(out));
+}
+
+struct PassRun {
+  SimResult result;
+  StepRecorder steps;
+};
+
+PassRun simulate_with(const Workload& w, int depth, BackfillingPolicy::Pass pass, const SimOptions& options = {}) {
+  BackfillingPolicy policy(depth, "backfilling", BackfillingPolicy::Compression::Indexed, pass);
+  PassRun r;
+  r.result = simulate(w, policy, options, &r.steps);
+  return r;
+}
+
+void expect_same_runs(const PassRun& fast, const PassRun& reference) {
+  ASSERT_EQ(fast.steps.plans.size(), reference.steps.plans.size());
+  for (std::size_t i = 0; i < fast.steps.plans.size(); ++i) {
+    ASSERT_EQ(fast.steps.decisions[i], reference.steps.decisions[i]) << "step " << i;
+    const auto& a = fast.steps.plans[i];
+    const auto& b = reference.steps.plans[i];
+    ASSERT_EQ(a.size(), b.size()) << "step " << i;
+    for (std::size_t k = 0; k < a.size(); ++k) {
+      ASSERT_EQ(a[k].job, b[k].job) << "step " << i;
+      ASSERT_EQ(a[k].start, b[k].start) << "step " << i;
+    }
+  }
+  ASSERT_EQ(fast.result.jobs.size(), reference.result.jobs.size());
+  for (std::size_t j = 0; j < fast.result.jobs.size(); ++j) {
+    ASSERT_EQ(fast.result.jobs[j].start, reference.result.jobs[j].start) << "job " << fast.result.jobs[j].job.id;
+  }
+}
+
+TEST(BackfillingPass, SkippingEqualsThePlainLoopOnRandomWorkloads) {
+  std::size_t known_steps = 0;
+  for (std::uint32_t seed = 1; seed <= 16; ++seed) {
+    const int units = seed % 3 == 0 ? 8 : seed % 3 == 1 ? 32 : 128;
+    const Workload w = random_workload(seed, units, 700);
+    for (const int depth : {0, 1, 2, 4, 16}) {
+      SCOPED_TRACE("seed " + std::to_string(seed) + ", units " + std::to_string(units) + ", depth " +
+                   std::to_string(depth));
+      const PassRun fast = simulate_with(w, depth, BackfillingPolicy::Pass::Skipping);
+      const PassRun reference = simulate_with(w, depth, BackfillingPolicy::Pass::Plain);
+      ASSERT_NO_FATAL_FAILURE(expect_same_runs(fast, reference));
+      known_steps += fast.steps.known;
+    }
+  }
+  // The simulator keeps the queue's shapes known, so the skipping pass ran.
+  EXPECT_GT(known_steps, 0u);
+}
+
+TEST(BackfillingPass, SkippingEqualsThePlainLoopAcrossResyncs) {
+  // A resync rebuilds the plan from the snapshot (holders re-planned, some
+  // due now): the pass after it must also agree.
+  for (std::uint32_t seed = 21; seed <= 26; ++seed) {
+    const Workload w = random_workload(seed, 24, 500);
+    SimOptions options;
+    for (std::size_t s = 3; s < 2000; s += 7 + seed) options.resync_steps.push_back(s);
+    for (const int depth : {1, 4}) {
+      SCOPED_TRACE("seed " + std::to_string(seed) + ", depth " + std::to_string(depth));
+      const PassRun fast = simulate_with(w, depth, BackfillingPolicy::Pass::Skipping, options);
+      const PassRun reference = simulate_with(w, depth, BackfillingPolicy::Pass::Plain, options);
+      ASSERT_NO_FATAL_FAILURE(expect_same_runs(fast, reference));
+    }
+  }
+}
+
+// Snapshots as losd sends them: the queue in any (priority) order, so a
+// holder may sit behind jobs that hold nothing, some jobs larger than the
+// partition, every snapshot a resync (the plan is rebuilt: holders are
+// re-planned, often due at once). Both passes get the same snapshots.
+TEST(BackfillingPass, SkippingEqualsThePlainLoopOnRandomQueueOrders) {
+  std::size_t started = 0;
+  for (std::uint32_t seed = 1; seed <= 40; ++seed) {
+    std::mt19937 rng(seed);
+    const int units = 4 + static_cast<int>(rng() % 29);
+    const int depth = static_cast<int>(rng() % 4);
+    SCOPED_TRACE("seed " + std::to_string(seed) + ", depth " + std::to_string(depth));
+    BackfillingPolicy skipping(depth, "backfilling", BackfillingPolicy::Compression::Indexed,
+                               BackfillingPolicy::Pass::Skipping);
+    BackfillingPolicy plain(depth, "backfilling", BackfillingPolicy::Compression::Indexed,
+                            BackfillingPolicy::Pass::Plain);
+    Snapshot s;
+    s.total_units = units;
+    JobId next_id = 1;
+    const auto new_job = [&] {
+      Job j;
+      j.id = next_id++;
+      j.submit = s.now;
+      const std::uint32_t kind = rng() % 10;
+      j.size = kind == 0 ? units : kind == 1 ? units + 1 : kind < 4 ? 1 + static_cast<int>(rng() % units)
+                                                                    : 1 + static_cast<int>(rng() % 3);
+      j.estimate = rng() % 5 == 0 ? 1 : 1 + static_cast<Time>(rng() % 60);
+      j.runtime = static_cast<Time>(rng() % (j.estimate + 1));
+      return j;
+    };
+    for (int step = 0; step < 150; ++step) {
+      // Arrivals at random places in the queue (priority order).
+      for (std::uint32_t a = rng() % 4; a > 0; --a) {
+        const std::size_t at = static_cast<std::size_t>(rng() % (s.queue.size() + 1));
+        s.queue.insert(s.queue.cbegin() + static_cast<std::ptrdiff_t>(at), new_job());
+      }
+      ASSERT_TRUE(s.queue.shapes_known());
+      int busy = 0;
+      for (const RunningJob& r : s.running) busy += r.job.size;
+      s.free_units = units - busy;
+      s.resync = true;
+      const StepResult a = skipping.step(s);
+      const StepResult b = plain.step(s);
+      ASSERT_EQ(a.decisions.size(), b.decisions.size()) << "step " << step;
+      for (std::size_t k = 0; k < a.decisions.size(); ++k) ASSERT_EQ(a.decisions[k].job, b.decisions[k].job);
+      const std::vector<PlannedStart> pa = skipping.reservations();
+      const std::vector<PlannedStart> pb = plain.reservations();
+      ASSERT_EQ(pa.size(), pb.size()) << "step " << step;
+      for (std::size_t k = 0; k < pa.size(); ++k) {
+        ASSERT_EQ(pa[k].job, pb[k].job) << "step " << step;
+        ASSERT_EQ(pa[k].start, pb[k].start) << "step " << step;
+      }
+      // Apply the starts, then move to the next reservation or end.
+      started += a.decisions.size();
+      for (const Decision& d : a.decisions) {
+        const auto it = std::find_if(s.queue.cbegin(), s.queue.cend(), [&](const Job& j) { return j.id == d.job; });
+        ASSERT_NE(it, s.queue.cend());
+        RunningJob r;
+        r.job = *it;
+        r.start = s.now;
+        s.running.push_back(r);
+        s.queue.erase(it);
+      }
+      Time next = s.now + 1 + static_cast<Time>(rng() % 20);
+      for (const PlannedStart& p : pa) next = std::min(next, std::max(p.start, s.now + 1));
+      for (const RunningJob& r : s.running) next = std::min(next, std::max(r.start + r.job.runtime, s.now + 1));
+      s.now = next;
+      std::erase_if(s.running, [&](const RunningJob& r) { return r.start + r.job.runtime <= s.now; });
+    }
+  }
+  EXPECT_GT(started, 0u);
+}
+
+}  // namespace
+}  // namespace los
