@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "planner/gain_reach.hpp"
+#include "planner/indexed_compression.hpp"
 #include "planner/replan.hpp"
 
 namespace los {
@@ -147,62 +147,8 @@ void BackfillingPolicy::compress(Time now) {
     planner.clear_gains();
     return;
   }
-  GainReach gained(planner, now);
-  if (gained.empty()) {  // nothing gained: the plan is still a fixpoint
-    planner.clear_gains();
-    return;
-  }
-  // Each move adds a gained interval, and the bound re-reads them all after
-  // every move: once they are many, visiting the remaining holders one by one
-  // (what the full scan does, so the same moves) is cheaper.
-  constexpr std::size_t kMostGainedIntervals = 8;
-  bool bounded = true;
-  const auto may_hold = [&](const HolderIndex::Bounds& b) {
-    return !bounded || std::min(b.start, saturating_end(now, b.duration)) <= gained.reach(b.size);
-  };
-  const auto accept = [&](const HolderIndex::Holder& h) {
-    if (!bounded) return h.start > now;
-    return h.start > now && h.start > gained.first_gain() &&
-           std::min(h.start, saturating_end(now, h.duration)) <= gained.reach(h.size);
-  };
-  // Visited in order of reserved start, as a full scan would: a holder that
-  // moves goes before the visited key, so the rest keep their order.
-  //
-  // `visited` bounds each search from below. Let h' (size k', duration d',
-  // reserved at r') be visited before h (k >= k', d >= d', r >= r'), its
-  // search answering s' <= r'. If h could start at some s < s' now, its
-  // window [s, min(s + d, r)) has k free units throughout; so h' fits now at
-  // s: its window [s, min(s + d', r')) lies inside, and needs fewer units.
-  // Since h' was searched, the profile gained units only through moves of
-  // holders visited after h' (and h' itself): each gives back units only
-  // from its old start on, at or after r'. The window of h' lies before r',
-  // so it had at least as many free units then, and h' would have found
-  // s < s'. Hence h's earliest start before r is >= s', and searching from
-  // s' finds the same answer (or r when there is none).
-  StartBound& visited = visited_;
-  visited.reset();
-  Time at = std::numeric_limits<Time>::min();
-  std::int64_t order = std::numeric_limits<std::int64_t>::min();
-  while (const HolderIndex::Holder* h = holders_.next_after(at, order, may_hold, accept)) {
-    const JobId id = h->id;
-    at = h->start;
-    order = h->order;
-    Reservation& r = reserved_.at(id);
-    // The search starts at the latest answer of a visited holder of smaller
-    // size and duration (see the comment of `visited`): the same answer.
-    const Time s = planner.earliest_start(r.size, r.duration, std::max(now, visited.lower(r.size, r.duration)), r.start);
-    visited.record(r.size, r.duration, s);
-    if (s >= r.start) continue;
-    // The index keeps the holder's old entry until the pass ends: it sits at
-    // the visited key, which the search never goes back to, and its old
-    // start only loosens the subtree bounds (they stay lower bounds).
-    const Time old_end = saturating_end(r.start, r.duration);
-    move_span(id, r, s);
-    if (!bounded) continue;
-    // The move changed the profile on [s, s + d) and [old start, old end) only.
-    gained.refresh(s, old_end);
-    bounded = gained.intervals() <= kMostGainedIntervals;
-  }
+  compress_indexed(planner, holders_, visited_, now,
+                   [&](const HolderIndex::Holder& h, Time s) { move_span(h.id, reserved_.at(h.id), s); });
   reindex_moved();
   planner.clear_gains();
 }

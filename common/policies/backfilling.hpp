@@ -26,7 +26,8 @@
 // and only as far as the run of enough free units through that point
 // reaches; the holder index skips every holder whose size, start and
 // duration rule that out. Same moves as visiting every holder (kept as
-// Compression::FullScan, the reference the tests compare with), at a cost
+// Compression::FullScan, the reference the tests compare with; the pass is
+// planner/indexed_compression.hpp, shared with the gang rows), at a cost
 // per event of O((moves + 1) x log n) plus the holders that the bound cannot
 // rule out, instead of O(holders x log n).
 //

@@ -5,7 +5,7 @@
 #include <limits>
 #include <stdexcept>
 
-#include "planner/gain_reach.hpp"
+#include "planner/indexed_compression.hpp"
 
 namespace los {
 
@@ -66,42 +66,10 @@ void GangRowPlan::compress_full_scan(Time now, const SpanOf& span_of) {
 }
 
 void GangRowPlan::compress_indexed(Time now, const SpanOf& span_of) {
-  // Conservative's indexed pass (backfilling.cpp's compress(), which has the
-  // comments), on this row's profile and holders.
-  GainReach gained(planner_, now);
-  if (gained.empty()) return;  // nothing gained: the row is still a fixpoint
-  constexpr std::size_t kMostGainedIntervals = 8;
-  bool bounded = true;
-  const auto may_hold = [&](const HolderIndex::Bounds& b) {
-    return !bounded || std::min(b.start, saturating_end(now, b.duration)) <= gained.reach(b.size);
-  };
-  const auto accept = [&](const HolderIndex::Holder& h) {
-    if (!bounded) return h.start > now;
-    return h.start > now && h.start > gained.first_gain() &&
-           std::min(h.start, saturating_end(now, h.duration)) <= gained.reach(h.size);
-  };
-  // Searches start at the latest answer of a holder visited before of
-  // smaller size and duration: the same answer (proof at `visited` in
-  // backfilling.cpp's compress()).
-  StartBound& visited = visited_;
-  visited.reset();
-  Time at = std::numeric_limits<Time>::min();
-  std::int64_t order = std::numeric_limits<std::int64_t>::min();
-  while (const HolderIndex::Holder* found = reserved.next_after(at, order, may_hold, accept)) {
-    // The index keeps a moved holder's old entry until the pass ends: it
-    // sits at a visited key, which the search never goes back to.
-    const HolderIndex::Holder h = *found;
-    at = h.start;
-    order = h.order;
-    const Time s =
-        planner_.earliest_start(h.size, h.duration, std::max(now, visited.lower(h.size, h.duration)), h.start);
-    visited.record(h.size, h.duration, s);
-    if (s >= h.start) continue;
-    move_span(h, s, span_of);
-    if (!bounded) continue;
-    gained.refresh(s, saturating_end(h.start, h.duration));  // what the move changed
-    bounded = gained.intervals() <= kMostGainedIntervals;
-  }
+  // Conservative's indexed pass, on this row's profile and holders (the
+  // proof that it applies here is in the header).
+  los::compress_indexed(planner_, reserved, visited_, now,
+                        [&](const HolderIndex::Holder& h, Time s) { move_span(h, s, span_of); });
   reindex_moved();
 }
 

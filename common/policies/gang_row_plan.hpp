@@ -31,7 +31,7 @@
 // compare with) asks every holder; the indexed pass asks only those the
 // HolderIndex cannot rule out with GainReach (planner/gain_reach.hpp), the
 // same way and by the same proof as conservative's (policies/backfilling.hpp
-// and backfilling.cpp's compress()). That proof needs one invariant: every
+// and planner/indexed_compression.hpp). That proof needs one invariant: every
 // holder h (size k, duration d, reserved at r > now) is at a fixpoint up to
 // the gain log: there was a moment after which every addition of units to
 // the row is in planner().gains(), and at that moment no s in [now, r) had

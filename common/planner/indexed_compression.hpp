@@ -1,0 +1,80 @@
+// One compression pass over a plan of holders that visits only the holders
+// that could move: conservative backfilling's (policies/backfilling.cpp) and
+// the gang rows' (policies/gang_row_plan.cpp). Each caller moves a holder in
+// its own way (`move`) and reindexes the moved ones after the pass; the
+// proofs that the pass makes the same moves, in the same order, as visiting
+// every holder are in policies/backfilling.hpp and policies/gang_row_plan.hpp.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+
+#include "model/job.hpp"
+#include "planner/gain_reach.hpp"
+#include "planner/holder_index.hpp"
+#include "planner/planner.hpp"
+#include "planner/start_bound.hpp"
+
+namespace los {
+
+// Visits, in order of reserved start, the holders of `holders` that the units
+// gained since the last pass (the planner's gain log) could let start earlier,
+// searches each one's earliest start before its reserved one, and calls
+// move(holder, start) for each that can start earlier. `move` must move the
+// holder's span in `planner` and must not touch `holders` (the index keeps a
+// moved holder's old entry until the caller reindexes after the pass: it sits
+// at a visited key, which the search never goes back to, and its old start
+// only loosens the subtree bounds, which stay lower bounds). `visited` is
+// scratch, reused to keep its memory.
+template <class Move>
+void compress_indexed(const Planner& planner, const HolderIndex& holders, StartBound& visited, Time now, Move&& move) {
+  GainReach gained(planner, now);
+  if (gained.empty()) return;  // nothing gained: the plan is still a fixpoint
+  // Each move adds a gained interval, and the bound re-reads them all after
+  // every move: once they are many, visiting the remaining holders one by one
+  // (what the full scan does, so the same moves) is cheaper.
+  constexpr std::size_t kMostGainedIntervals = 8;
+  bool bounded = true;
+  const auto may_hold = [&](const HolderIndex::Bounds& b) {
+    return !bounded || std::min(b.start, saturating_end(now, b.duration)) <= gained.reach(b.size);
+  };
+  const auto accept = [&](const HolderIndex::Holder& h) {
+    if (!bounded) return h.start > now;
+    return h.start > now && h.start > gained.first_gain() &&
+           std::min(h.start, saturating_end(now, h.duration)) <= gained.reach(h.size);
+  };
+  // Visited in order of reserved start, as a full scan would: a holder that
+  // moves goes before the visited key, so the rest keep their order.
+  //
+  // `visited` bounds each search from below. Let h' (size k', duration d',
+  // reserved at r') be visited before h (k >= k', d >= d', r >= r'), its
+  // search answering s' <= r'. If h could start at some s < s' now, its
+  // window [s, min(s + d, r)) has k free units throughout; so h' fits now at
+  // s: its window [s, min(s + d', r')) lies inside, and needs fewer units.
+  // Since h' was searched, the profile gained units only through moves of
+  // holders visited after h' (and h' itself): each gives back units only
+  // from its old start on, at or after r'. The window of h' lies before r',
+  // so it had at least as many free units then, and h' would have found
+  // s < s'. Hence h's earliest start before r is >= s', and searching from
+  // s' finds the same answer (or r when there is none).
+  visited.reset();
+  Time at = std::numeric_limits<Time>::min();
+  std::int64_t order = std::numeric_limits<std::int64_t>::min();
+  while (const HolderIndex::Holder* found = holders.next_after(at, order, may_hold, accept)) {
+    const HolderIndex::Holder h = *found;
+    at = h.start;
+    order = h.order;
+    const Time s = planner.earliest_start(h.size, h.duration, std::max(now, visited.lower(h.size, h.duration)), h.start);
+    visited.record(h.size, h.duration, s);
+    if (s >= h.start) continue;
+    move(h, s);
+    if (!bounded) continue;
+    // The move changed the profile on [s, s + d) and [old start, old end) only.
+    gained.refresh(s, saturating_end(h.start, h.duration));
+    bounded = gained.intervals() <= kMostGainedIntervals;
+  }
+}
+
+}  // namespace los
