@@ -78,9 +78,10 @@ first = next(iter(runs.values()))[0][1] if runs else None
 
 out = []
 w = out.append
-w("# Live: sched/los and Slurm's sched/backfill on a real cluster, and the simulator held to it")
-w("")
 has_backfill = any(s.startswith("backfill") for s in schedulers)
+w("# Live: sched/los and Slurm's sched/backfill on a real cluster, and the simulator held to it" if has_backfill
+  else f"# Live at {C:g}x: the simulator held to sched/los on a real cluster")
+w("")
 minutes = statistics.mean(d["results"][1]["makespan_s"] for v in runs.values() for _, d in v) / C / 60
 if C == 1000 and has_backfill:
     command = "scripts/results/live.sh            # LIVE_REPEATS=3 by default: 6 schedulers x 3 runs"
