@@ -8,8 +8,11 @@
 // pass a test skips every subtree the test's bound rules out.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
+#include <iterator>
 #include <random>
+#include <stdexcept>
 #include <vector>
 
 #include "model/job.hpp"
@@ -43,6 +46,13 @@ class HolderIndex {
   // The holder with the least key; nullptr when empty.
   const Holder* first() const;
   void erase(Time start, std::int64_t order);
+  // After a compression pass (planner/indexed_compression.hpp): `moved` holds
+  // the old entries of the holders it moved, in key order (the order the pass
+  // visited them), and new_start(i) the new start of moved[i]. Few: two
+  // O(log n) updates each; many: one O(n) rebuild, whose merge-like walk
+  // drops the old entries without a look-up per holder.
+  template <typename NewStart>
+  void move_all(const std::vector<Holder>& moved, const NewStart& new_start);
   void clear();
   std::size_t size() const { return count_; }
 
@@ -106,5 +116,41 @@ class HolderIndex {
   std::size_t count_ = 0;
   std::minstd_rand rng_;  // treap priorities; fixed seed, deterministic
 };
+
+template <typename NewStart>
+void HolderIndex::move_all(const std::vector<Holder>& moved, const NewStart& new_start) {
+  if (moved.empty()) return;
+  constexpr std::size_t kMovesPerRebuild = 16;
+  if (moved.size() * kMovesPerRebuild < count_) {
+    for (std::size_t i = 0; i < moved.size(); ++i) {
+      Holder h = moved[i];
+      erase(h.start, h.order);
+      h.start = new_start(i);
+      insert(h);
+    }
+    return;
+  }
+  const auto key_less = [](const Holder& a, const Holder& b) {
+    return a.start < b.start || (a.start == b.start && a.order < b.order);
+  };
+  std::vector<Holder> stayed;
+  stayed.reserve(count_);
+  std::size_t next = 0;
+  for (const Holder& h : sorted()) {
+    if (next < moved.size() && moved[next].start == h.start && moved[next].order == h.order) {
+      ++next;
+    } else {
+      stayed.push_back(h);
+    }
+  }
+  if (next != moved.size()) throw std::logic_error("holder index: a moved holder's old entry is missing");
+  std::vector<Holder> now_at = moved;
+  for (std::size_t i = 0; i < now_at.size(); ++i) now_at[i].start = new_start(i);
+  std::sort(now_at.begin(), now_at.end(), key_less);
+  std::vector<Holder> all;
+  all.reserve(stayed.size() + now_at.size());
+  std::merge(stayed.begin(), stayed.end(), now_at.begin(), now_at.end(), std::back_inserter(all), key_less);
+  assign_sorted(all);
+}
 
 }  // namespace los

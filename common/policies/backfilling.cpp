@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <array>
 #include <limits>
-#include <stdexcept>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -58,46 +57,8 @@ void BackfillingPolicy::move_span(JobId id, Reservation& r, Time s) {
 }
 
 void BackfillingPolicy::reindex_moved() {
-  if (moved_.empty()) return;
-  // Few moves: two O(log n) updates each. Many: one O(n) rebuild from the
-  // key order (a moved holder is the one whose entry's start is stale).
-  constexpr std::size_t kMovesPerRebuild = 16;
-  if (moved_.size() * kMovesPerRebuild < holders_.size()) {
-    for (const HolderIndex::Holder& old : moved_) {
-      holders_.erase(old.start, old.order);
-      const Reservation& r = reserved_.at(old.id);
-      holders_.insert({r.start, r.order, old.id, r.size, r.duration});
-    }
-  } else {
-    // moved_ holds the old keys in the order the pass visited them, which is
-    // key order: one merge-like walk drops them, without a look-up per holder.
-    const std::vector<HolderIndex::Holder> indexed = holders_.sorted();
-    std::vector<HolderIndex::Holder> stayed;
-    stayed.reserve(indexed.size());
-    std::size_t next_moved = 0;
-    for (const HolderIndex::Holder& h : indexed) {
-      if (next_moved < moved_.size() && moved_[next_moved].start == h.start && moved_[next_moved].order == h.order) {
-        ++next_moved;
-      } else {
-        stayed.push_back(h);
-      }
-    }
-    if (next_moved != moved_.size()) throw std::logic_error("backfilling: a moved holder's old entry is missing");
-    std::vector<HolderIndex::Holder> moved;
-    moved.reserve(moved_.size());
-    for (const HolderIndex::Holder& old : moved_) {
-      const Reservation& r = reserved_.at(old.id);
-      moved.push_back({r.start, r.order, old.id, r.size, r.duration});
-    }
-    const auto key_less = [](const HolderIndex::Holder& a, const HolderIndex::Holder& b) {
-      return a.start < b.start || (a.start == b.start && a.order < b.order);
-    };
-    std::sort(moved.begin(), moved.end(), key_less);
-    std::vector<HolderIndex::Holder> all;
-    all.reserve(stayed.size() + moved.size());
-    std::merge(stayed.begin(), stayed.end(), moved.begin(), moved.end(), std::back_inserter(all), key_less);
-    holders_.assign_sorted(all);
-  }
+  // A moved holder's reservation has its new start; its index entry the old.
+  holders_.move_all(moved_, [&](std::size_t i) { return reserved_.at(moved_[i].id).start; });
   moved_.clear();
 }
 

@@ -1,9 +1,6 @@
 #include "policies/gang_row_plan.hpp"
 
 #include <algorithm>
-#include <iterator>
-#include <limits>
-#include <stdexcept>
 
 #include "planner/indexed_compression.hpp"
 
@@ -82,40 +79,7 @@ void GangRowPlan::move_span(const HolderIndex::Holder& h, Time s, const SpanOf& 
 }
 
 void GangRowPlan::reindex_moved() {
-  if (moved_.empty()) return;
-  // Few moves: two O(log n) updates each. Many: one O(n) rebuild in key
-  // order (moved_ holds the old entries in the pass's order, key order).
-  constexpr std::size_t kMovesPerRebuild = 16;
-  if (moved_.size() * kMovesPerRebuild < reserved.size()) {
-    for (std::size_t i = 0; i < moved_.size(); ++i) {
-      HolderIndex::Holder h = moved_[i];
-      reserved.erase(h.start, h.order);
-      h.start = moves_[i].to;  // moves_ and moved_ are made together
-      reserved.insert(h);
-    }
-  } else {
-    const auto key_less = [](const HolderIndex::Holder& a, const HolderIndex::Holder& b) {
-      return a.start < b.start || (a.start == b.start && a.order < b.order);
-    };
-    std::vector<HolderIndex::Holder> stayed;
-    stayed.reserve(reserved.size());
-    std::size_t next = 0;
-    for (const HolderIndex::Holder& h : reserved.sorted()) {
-      if (next < moved_.size() && moved_[next].start == h.start && moved_[next].order == h.order) {
-        ++next;
-      } else {
-        stayed.push_back(h);
-      }
-    }
-    if (next != moved_.size()) throw std::logic_error("gang row plan: a moved holder's old entry is missing");
-    std::vector<HolderIndex::Holder> moved = moved_;
-    for (std::size_t i = 0; i < moved.size(); ++i) moved[i].start = moves_[i].to;
-    std::sort(moved.begin(), moved.end(), key_less);
-    std::vector<HolderIndex::Holder> all;
-    all.reserve(stayed.size() + moved.size());
-    std::merge(stayed.begin(), stayed.end(), moved.begin(), moved.end(), std::back_inserter(all), key_less);
-    reserved.assign_sorted(all);
-  }
+  reserved.move_all(moved_, [&](std::size_t i) { return moves_[i].to; });  // made together
   moved_.clear();
 }
 
