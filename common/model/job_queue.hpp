@@ -10,9 +10,8 @@
 //
 // Beside the jobs it keeps their sizes and estimates in parallel int arrays
 // (sizes_[k] is storage_[k].size, estimates_[k] storage_[k].estimate clamped
-// to int), so a
-// pass can find the next job of a given shape without reading the 72-byte
-// jobs before it (first_fitting). Every mutation through the queue keeps the
+// to int), so a pass can find the next job of a given shape without reading
+// the 72-byte jobs before it (first_fitting). Every mutation through the queue keeps the
 // arrays true; the non-const element accessors (begin(), operator[], ...)
 // hand out references through which a job could change, so they mark them
 // unknown (shapes_known() false) until refresh_shapes() or until the queue
