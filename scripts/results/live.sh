@@ -14,6 +14,7 @@
 #   LIVE_COMPRESS=1000     workload seconds per real second (one run ~3-4 min)
 #   LIVE_SKIP=10000 LIVE_JOBS=300 LIVE_LOAD=0.9   the segment and its load
 #   LIVE_SCHEDULERS="backfill backfill-tuned easy conservative los tabu"
+#                          (a tabu entry may carry parameters: tabu:live-limit=0)
 #   LIVE_FIRST_REPEAT=1    number of the first repeat made (adds repeats to earlier ones)
 #   LIVE_PARALLEL=1        schedulers of one repeat run at once, each on its own cluster
 #                          (own directory and ports; started 20 s apart)
@@ -85,11 +86,12 @@ run_one() (
     # (300), i.e. every 300 x C workload seconds live. Live gets
     # period = 300 / C (whole seconds, at least 1) and the prediction that
     # period x C, so both search as often in workload time.
-    tabu)
-      local period=$(((300 + compress / 2) / compress))
+    # "tabu:K=V:..." adds parameters to both (e.g. tabu:live-limit=0).
+    tabu | tabu:*)
+      local period=$(((300 + compress / 2) / compress)) extra="${sched#tabu}"
       ((period >= 1)) || period=1
-      cluster_up_decided_by losd "tabu:period=$period" $nodes
-      predict="tabu:period=$((period * compress))" ;;
+      cluster_up_decided_by losd "tabu:period=$period$extra" $nodes
+      predict="tabu:period=$((period * compress))$extra" ;;
     *) cluster_up_decided_by losd "$sched" $nodes; predict=$sched ;;
   esac
   log "run $rep: $sched ($njobs jobs, x$compress)"
