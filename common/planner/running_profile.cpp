@@ -1,6 +1,7 @@
 #include "planner/running_profile.hpp"
 
 #include <algorithm>
+#include <limits>
 
 namespace los {
 
@@ -86,6 +87,22 @@ void RunningProfile::start(JobId id, int size, Time now, Time duration) {
 
 void RunningProfile::adopt_start(JobId id, int size, Time start, Time end) {
   starting_[id] = Occupation{size, start, end};
+}
+
+std::vector<int> RunningProfile::sizes_ending_at(Time t) const {
+  std::vector<std::pair<JobId, int>> ending;
+  for (auto it = running_by_end_.lower_bound({t, std::numeric_limits<JobId>::min()});
+       it != running_by_end_.end() && it->first == t; ++it) {
+    ending.emplace_back(it->second, running_.at(it->second).size);
+  }
+  for (const auto& [id, occ] : starting_) {
+    if (occ.end == t) ending.emplace_back(id, occ.size);
+  }
+  std::sort(ending.begin(), ending.end());
+  std::vector<int> sizes;
+  sizes.reserve(ending.size());
+  for (const auto& e : ending) sizes.push_back(e.second);
+  return sizes;
 }
 
 }  // namespace los

@@ -13,6 +13,7 @@
 #include <set>
 #include <unordered_map>
 #include <utility>
+#include <vector>
 
 #include "model/snapshot.hpp"
 #include "planner/planner.hpp"
@@ -51,6 +52,10 @@ class RunningProfile {
   void adopt_start(JobId id, int size, Time start, Time end);
 
   bool decided_start(JobId id) const { return starting_.count(id) != 0; }
+
+  // The sizes of the jobs whose units the profile expects back exactly at
+  // `t` (running and decided starts), in order of job id.
+  std::vector<int> sizes_ending_at(Time t) const;
 
  private:
   struct Occupation {

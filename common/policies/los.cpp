@@ -68,6 +68,18 @@ StepResult LosPolicy::step(const Snapshot& snapshot) {
     const Job& head = queue[pos];
     shadow = profile_.planner().earliest_start(head.size, 1, now);
     extra = profile_.planner().free_at(shadow) - head.size;
+    if (options_.extra == LosExtra::Thesis && shadow < kTimeInfinity && shadow > now) {
+      // The head does not fit just before its shadow time; the jobs ending
+      // at it count one by one until it does.
+      std::int64_t units = profile_.planner().free_at(shadow - 1);
+      for (const int size : profile_.sizes_ending_at(shadow)) {
+        if (units >= head.size) break;
+        units += size;
+      }
+      // Units the profile holds for no job it knows of (it cannot tell them
+      // apart) keep the profile's count.
+      if (units >= head.size) extra = std::min(extra, units - head.size);
+    }
     reservation_.push_back({head.id, shadow});
     ++pos;
   }
@@ -211,6 +223,7 @@ PolicyPtr make_variant(const ParamValues& values, bool use_extra, LosMerit merit
   o.gate = gate == "fit" ? LosGate::Fit : gate == "queue" ? LosGate::Queue : LosGate::None;
   const std::string select = values.choice("select");
   o.select = select == "queue" ? LosSelect::Queue : select == "long-queue" ? LosSelect::LongQueue : LosSelect::Thesis;
+  o.extra = values.choice("extra") == "thesis" ? LosExtra::Thesis : LosExtra::Profile;
   return std::make_unique<LosPolicy>(o, values.canonical());
 }
 
@@ -242,6 +255,10 @@ const ParamTable& los_parameters() {
                     "traceback; queue: of the sets filling the most units, the one EASY's queue order prefers "
                     "(EASY's own set whenever it fills the most); long-queue: thesis while at most lookahead "
                     "jobs wait behind the blocked head, queue when more wait"),
+      Param::choice("extra", {"profile", "thesis"},
+                    "the head's extra units at its shadow time: profile: every unit free then (every job ending "
+                    "by the shadow time counts, as in EASY); thesis: the thesis's formula, running jobs in order "
+                    "of expected end (ties by job id) added only until the head fits"),
   };
   return table;
 }

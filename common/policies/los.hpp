@@ -84,6 +84,14 @@ enum class LosGate { None, Fit, Queue };
 // long ones).
 enum class LosSelect { Thesis, Queue, LongQueue };
 
+// How many extra units the blocked head leaves at its shadow time. Profile:
+// every unit free then, i.e. every running job that ends by the shadow time
+// counts (EASY's rule, Appendix A step 1(d); the default for both). Thesis:
+// the thesis's formula (section 3.2.1): running jobs in order of expected
+// end, ties by job id, added up only until the head fits, so a job that ends
+// at the shadow time after that one does not count.
+enum class LosExtra { Profile, Thesis };
+
 struct LosOptions {
   bool use_extra = true;  // false: los-basic
   LosMerit merit = LosMerit::None;
@@ -96,6 +104,7 @@ struct LosOptions {
   LosWindow window = LosWindow::Fit;
   LosGate gate = LosGate::None;
   LosSelect select = LosSelect::Thesis;
+  LosExtra extra = LosExtra::Profile;
 };
 
 class LosPolicy final : public Policy {

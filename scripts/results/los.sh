@@ -90,6 +90,7 @@ archived|easy,los|--keep-cancelled
 no-kill|easy,los|--no-kill
 perfect-estimates|easy,los|--perfect-estimates
 no-extra|easy,los-basic|
+extra-thesis|easy,los:extra=thesis|
 head-once|easy,los:head=once|
 lookahead-10|easy,los:lookahead=10|
 lookahead-25|easy,los:lookahead=25|

@@ -138,6 +138,8 @@ ABLATION = [  # name, what changes, from the default (cleaned trace, kill at est
     ("no-kill", "jobs run past their estimate (`--no-kill`)"),
     ("perfect-estimates", "perfect estimates (`--perfect-estimates`)"),
     ("no-extra", "no extra units: only jobs ending by the shadow time may start (`los-basic`)"),
+    ("extra-thesis", "the thesis's extra-units formula: jobs ending at the shadow time count only until the head "
+                     "fits (`extra=thesis`)"),
     ("head-once", "`head=once` (the thesis's single head start) instead of `loop`"),
     ("lookahead-10", "lookahead C = 10"),
     ("lookahead-25", "lookahead C = 25"),

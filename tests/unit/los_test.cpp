@@ -376,6 +376,39 @@ TEST(LosPolicy, SelectLongQueueKeepsTheThesisKeysOnlyWhileTheWindowHoldsTheQueue
   EXPECT_EQ(make_policy("los:select=long-queue")->name(), "los:select=long-queue");
 }
 
+TEST(LosPolicy, ExtraThesisCountsTheJobsEndingAtTheShadowTimeOnlyUntilTheHeadFits) {
+  // Two running jobs of 4 units end together at 100; 2 units free. The head
+  // (5 units) starts at 100. Every unit free then leaves 2 + 8 - 5 = 5
+  // extra; the thesis's formula stops at the first job (by id) that lets the
+  // head fit, 2 + 4 - 5 = 1. Job 2 (2 units, past the shadow time) fits in 5.
+  Snapshot s;
+  s.now = 0;
+  s.total_units = 10;
+  s.free_units = 2;
+  for (const JobId id : {JobId{101}, JobId{100}}) {
+    RunningJob r;
+    r.job = test::job(id, 0, 4, 100);
+    r.start = 0;
+    s.running.push_back(r);
+  }
+  s.queue.push_back(test::job(1, 0, 5, 50));
+  s.queue.push_back(test::job(2, 0, 2, 500));
+  s.queue.push_back(test::job(3, 0, 1, 500));
+  s.resync = true;
+  EXPECT_EQ(step_keep("los", s), (std::set<JobId>{2}));
+  EXPECT_EQ(step_keep("los:extra=thesis", s), (std::set<JobId>{3}));
+  EXPECT_EQ(step_keep("los:extra=thesis:rest=easy:lookahead=1", s), (std::set<JobId>{3}));
+  // Ties go by job id, whatever the snapshot's order: job 100 (now 3 units,
+  // listed second) comes first and the head fits with it exactly, leaving
+  // no extra; job 101 first would leave 1, enough for job 3.
+  s.running[1].job.size = 3;
+  s.total_units = 9;
+  EXPECT_EQ(step_keep("los", s), (std::set<JobId>{2}));
+  EXPECT_EQ(step_keep("los:extra=thesis", s), (std::set<JobId>{}));
+  EXPECT_EQ(make_policy("los:extra=profile")->name(), "los");
+  EXPECT_EQ(make_policy("los-maxsd:extra=thesis")->name(), "los-maxsd:extra=thesis");
+}
+
 TEST(LosPolicy, KeepShortStartsEasysJobsThatEndByTheShadowFirst) {
   // EASY starts {2, 3} (5 of 6 units, both end by the shadow time); the
   // selection {2, 4}. keep=short starts EASY's two, leaving 1 unit.
