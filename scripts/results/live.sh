@@ -49,11 +49,6 @@ first_repeat="${LIVE_FIRST_REPEAT:-1}"
 out="$root/docs/results/live"
 data="$out/data" page="$root/docs/results/live.md"
 [[ "$compress" == 1000 ]] || { data="$out/data-x$compress"; page="$root/docs/results/live-x$compress.md"; }
-# sched/backfill as a site would tune it for these jobs. Time is compressed
-# 1000x: the default bf_interval (30 s) is 8 h of workload time and
-# bf_resolution (60 s) 17 h, so both go to 1 s; bf_window (minutes) covers the
-# longest time limit (2 min) with room; bf_continue goes on after a lock release.
-tuned="bf_continue,bf_interval=1,bf_resolution=1,bf_window=5"
 
 [[ -x "$sim" ]] || { echo "live.sh: $sim not found: build first" >&2; exit 1; }
 [[ -f "$build/lib/sched_los.so" ]] || { echo "live.sh: $build/lib/sched_los.so not found: build with the plugin" >&2; exit 1; }
@@ -63,6 +58,14 @@ command -v python3 >/dev/null || { echo "live.sh: python3 not found" >&2; exit 1
 [[ "$compress" =~ ^[1-9][0-9]*$ ]] || { echo "live.sh: LIVE_COMPRESS must be a positive integer" >&2; exit 2; }
 [[ "$first_repeat" =~ ^[1-9][0-9]*$ ]] || { echo "live.sh: LIVE_FIRST_REPEAT must be a positive integer" >&2; exit 2; }
 [[ "$parallel" =~ ^[1-9][0-9]*$ ]] || { echo "live.sh: LIVE_PARALLEL must be a positive integer" >&2; exit 2; }
+# sched/backfill as a site would tune it for these jobs. Time is compressed
+# C x: the default bf_interval (30 s) is 30 x C workload seconds (8 h at
+# 1000x) and bf_resolution (60 s) 60 x C, so both go to 1 s; bf_window
+# (minutes) covers the longest time limit of the segment (SDSC-SP2's 18 h:
+# 2 min at 1000x, 18 at 60x) with 3 minutes of room; bf_continue goes on
+# after a lock release.
+window=$(((64800 + 60 * compress - 1) / (60 * compress) + 3))
+tuned="bf_continue,bf_interval=1,bf_resolution=1,bf_window=$window"
 mkdir -p "$data"
 renice -n 10 $$ >/dev/null  # the cluster daemons and the replay inherit it
 
