@@ -27,9 +27,9 @@
 # Usage: scripts/results/gang-migration.sh [BUILD_DIR]   (default: build)
 # Needs a Release build (cmake -S . -B build -DCMAKE_BUILD_TYPE=Release &&
 # cmake --build build -j2) and ../shared/traces. Runs two simulations at a
-# time under nice; 7 to 30 minutes on the shared 2-core machine, depending on
-# its load (421 s and 1706 s measured), of which Figs. 6 and 14 take about one
-# (60 s in the 421 s run). The raw los-sim JSON and the Fig. 6
+# time under nice; 5 to 30 minutes on the shared 2-core machine, depending on
+# its load (325 s, 421 s and 1706 s measured), of which Figs. 6 and 14 take
+# under a minute (36 s and 60 s in the first two). The raw los-sim JSON and the Fig. 6
 # schedules stay in BUILD_DIR/gang-migration-json (not committed).
 set -euo pipefail
 cd "$(dirname "$0")/../.."

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Builds docs/results/gang-migration.md from the los-sim JSON of
-scripts/results/gang-migration.sh (one file w<k>.json per workload k)."""
+scripts/results/gang-migration.sh (one file w<k>.json per workload k, and for
+Fig. 6 the simulated schedules w<k>.swf). `--self-test` runs the report's own checks."""
 import json
 import math
 import platform
