@@ -140,5 +140,5 @@ if [[ "${LIVE_REPORT_ONLY:-0}" != 1 ]]; then
 fi
 
 python3 "$root/scripts/results/live_report.py" "$data" "$compress" "$njobs" "$skip" "$load" "$tuned" \
-  >"$page"
+  "$sim" >"$page"
 echo "live.sh: wrote ${page#"$root/"}" >&2

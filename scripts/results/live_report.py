@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
 """docs/results/live.md from the runs of scripts/results/live.sh.
 
-live_report.py DATA_DIR COMPRESS JOBS SKIP LOAD TUNED > live.md
+live_report.py DATA_DIR COMPRESS JOBS SKIP LOAD TUNED [LOS_SIM] > live.md
+
+With LOS_SIM, the page also says how far each policy's own prediction moves
+under nudges a live run cannot avoid (live_sensitivity.py).
 
 DATA_DIR holds SCHEDULER-rN.json (los-sim replay --format json) and the
 SCHEDULER-rN.{live,pred,as-run}.swf schedules of every run.
@@ -15,6 +18,7 @@ import statistics
 import sys
 
 data, compress, njobs, skip, load, tuned = sys.argv[1:7]
+los_sim = sys.argv[7] if len(sys.argv) > 7 else None
 C = float(compress)
 ORDER = ["backfill", "backfill-tuned", "easy", "conservative", "los", "tabu"]
 LABEL = {
@@ -211,6 +215,24 @@ for s in schedulers:
         lat_cells = "0 | | |"
     w(f"| {LABEL.get(s, s)} | {statistics.mean(inf):.2f} | {q(inf, 0.9):.0f} | {lat_cells} |")
 w("")
+if los_sim:
+    import subprocess
+    table = subprocess.run([sys.executable, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                                         "live_sensitivity.py"), los_sim, data, compress],
+                           capture_output=True, text=True, check=True).stdout.rstrip("\n")
+    if table:
+        w("### How far each prediction moves when its events move a little")
+        w("")
+        w("The same policy again on the jobs of each run's prediction (`scripts/results/live_sensitivity.py`): "
+          "with every submit time moved later by 0 or 1 workload second (three seeds; a live event waits about "
+          f"0.15 real s, i.e. 0.15 x {C:g} workload seconds, for its cycle), and with every run time rounded to the "
+          f"nearest whole real second ({C:g} workload seconds), as Slurm's records give run times back. Change of "
+          "the mean wait and of the mean bounded slowdown (10 s bound) against the prediction itself, in percent. "
+          "A policy whose prediction moves by more than 10 % under such nudges cannot be held to 10 % by one live "
+          "run, whatever the live path does.")
+        w("")
+        w(table)
+        w("")
 discussion = os.path.join(os.path.dirname(os.path.abspath(__file__)),
                           "live_discussion.md" if C == 1000 else f"live_discussion-x{C:g}.md")
 if os.path.exists(discussion):
