@@ -13,11 +13,14 @@ GangPolicy::GangPolicy(GangOptions options, std::string label)
       label_(std::move(label)),
       cs_stall_(static_cast<Time>(std::llround(static_cast<double>(options.slice) * options.cs_percent / 100.0))) {}
 
-Time GangPolicy::planned_duration(const Job& j) const {
+Time GangPolicy::plan_factor() const {
   // Under time sharing a job gets at least one slice in every cycle of at
-  // most MPL slices (its home row), so MPL x estimate bounds its wall time.
-  return static_cast<Time>(options_.mpl) * std::max<Time>(j.estimate, 1);
+  // most MPL slices (its home row), so MPL x estimate bounds its wall time
+  // (§2.4); plan_factor=k plans k x estimate instead (an ablation).
+  return options_.plan_factor > 0 ? options_.plan_factor : static_cast<Time>(options_.mpl);
 }
+
+Time GangPolicy::planned_duration(const Job& j) const { return plan_factor() * std::max<Time>(j.estimate, 1); }
 
 void GangPolicy::init(const Snapshot& s) {
   matrix_.emplace(options_.mpl, s.total_units);
@@ -51,8 +54,8 @@ Time GangPolicy::hold_end(Time start, Time estimate, Time now) const {
   // remaining estimate, the work done being unknown (taken as 0). plan=keep:
   // from its first start, or one more cycle if that is past (as rebuild_row
   // extends an overrun).
-  if (options_.rebuild_plan) return now + static_cast<Time>(options_.mpl) * std::max<Time>(estimate, 1);
-  const Time end = start + static_cast<Time>(options_.mpl) * std::max<Time>(estimate, 1);
+  if (options_.rebuild_plan) return now + plan_factor() * std::max<Time>(estimate, 1);
+  const Time end = start + plan_factor() * std::max<Time>(estimate, 1);
   return end > now ? end : now + static_cast<Time>(options_.mpl) * options_.slice;
 }
 
@@ -165,7 +168,7 @@ void GangPolicy::drop_reservation(JobId id) {
 
 void GangPolicy::place(JobId id, int size, int row, Time now, Time duration) {
   matrix_->place(id, size, row, matrix_->lowest_free(row, size));
-  if (options_.backfill) occupied_[id] = Occupation{row, size, now + duration, duration / options_.mpl};
+  if (options_.backfill) occupied_[id] = Occupation{row, size, now + duration, duration / plan_factor()};
 }
 
 void GangPolicy::compress(int row, Time now) {
@@ -709,7 +712,7 @@ void GangPolicy::rebuild_plans(Time now, bool with_reservations) {
   // event are laid over it only for the Compact check.
   for (RowPlan& p : plans_) p.restart(matrix_->columns(), now);
   for (auto& [id, occ] : occupied_) {
-    occ.end = now + static_cast<Time>(options_.mpl) * std::max<Time>(1, occ.estimate - done_now(id, now));
+    occ.end = now + plan_factor() * std::max<Time>(1, occ.estimate - done_now(id, now));
     plans_[static_cast<std::size_t>(occ.row)].planner().add(now, occ.end, -occ.size);
   }
   if (with_reservations) {
@@ -834,7 +837,10 @@ PolicyPtr make(const ParamValues& values, bool backfill, bool migrate, RunMode m
   o.slice = values.integer("slice");
   o.cs_percent = values.number("cs");
   o.charge_start = values.flag("charge_start");
-  if (backfill) o.rebuild_plan = values.choice("plan") == "rebuild";
+  if (backfill) {
+    o.rebuild_plan = values.choice("plan") == "rebuild";
+    o.plan_factor = values.integer("plan_factor");
+  }
   if (migrate) {
     o.migration_cost = values.integer("c");
     o.max_tasks = values.integer("q");
@@ -848,7 +854,9 @@ const GangOptions kDefaults;
 ParamTable with_backfilling(const ParamTable& t) {
   return t.with({Param::choice("plan", {"keep", "rebuild"},
                                "keep: reservations kept and compressed as in conservative; rebuild: re-planned in "
-                               "FCFS order at every event from remaining estimates")});
+                               "FCFS order at every event from remaining estimates"),
+                 Param::integer("plan_factor", kDefaults.plan_factor, 0, 1000,
+                                "a job holds its row for this x its estimate; 0: MPL (the spec's worst case)")});
 }
 
 ParamTable with_migration(const ParamTable& t) {

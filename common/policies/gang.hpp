@@ -115,6 +115,10 @@ struct GangOptions {
   // default: every event drops all reservations and re-plans the queue in
   // FCFS order, running jobs holding their row for MPL x remaining estimate.
   bool rebuild_plan = false;
+  // BGS / MBGS: a job holds its row for plan_factor x its estimate (waiting
+  // jobs' reservations, running jobs' holds); 0 is MPL, the spec's bound on
+  // the wall time under time sharing (§2.4). Other values are ablations.
+  Time plan_factor = 0;
   // Live (losd), not part of the spec: a job that ends and is back in the
   // snapshot at once (requeued for migration) keeps its place in the matrix.
   bool live = false;
@@ -196,6 +200,7 @@ class GangPolicy final : public Policy {
 
   void place(JobId id, int size, int row, Time now, Time duration);
   void drop_reservation(JobId id);
+  Time plan_factor() const;  // options_.plan_factor, 0 resolved to MPL
   Time planned_duration(const Job& j) const;
 
   Time next_reserved_start() const;
