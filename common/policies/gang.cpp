@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <iostream>
+#include <sstream>
 #include <numeric>
 #include <stdexcept>
 
@@ -12,6 +14,22 @@ GangPolicy::GangPolicy(GangOptions options, std::string label)
     : options_(options),
       label_(std::move(label)),
       cs_stall_(static_cast<Time>(std::llround(static_cast<double>(options.slice) * options.cs_percent / 100.0))) {}
+
+GangPolicy::~GangPolicy() {
+  // A policy that never stepped (one made only to read its name) prints nothing.
+  if (options_.stats && options_.backfill && matrix_) std::cerr << stats_line() << "\n";
+}
+
+std::string GangPolicy::stats_line() const {
+  const PlanStats& st = plan_stats_;
+  std::ostringstream s;
+  s << label_ << " stats: reservations=" << st.reservations << " compress_moves=" << st.compress_moves
+    << " compress_s=" << st.compress_seconds << " ended=" << st.ended << " ended_early=" << st.ended_early
+    << " early_slack_s=" << st.early_slack_seconds << " overrun_jobs=" << st.overrun_jobs.size()
+    << " overrun_extensions=" << st.overrun_extensions << " replan_delays=" << st.replan_delays
+    << " replan_delay_s=" << st.replan_delay_seconds;
+  return s.str();
+}
 
 Time GangPolicy::plan_factor() const {
   // Under time sharing a job gets at least one slice in every cycle of at
@@ -177,7 +195,12 @@ void GangPolicy::compress(int row, Time now) {
   // only those that could move are visited (gang_row_plan.hpp).
   RowPlan& plan = plans_[static_cast<std::size_t>(row)];
   const auto span_of = [this](JobId id) -> Planner::SpanId& { return reserved_.at(id).span; };
-  for (const RowPlan::Move& m : plan.compress(now, span_of, options_.compression)) reserved_.at(m.id).start = m.to;
+  for (const RowPlan::Move& m : plan.compress(now, span_of, options_.compression)) {
+    Time& start = reserved_.at(m.id).start;
+    ++plan_stats_.compress_moves;
+    plan_stats_.compress_seconds += start - m.to;
+    start = m.to;
+  }
 }
 
 void GangPolicy::compress_freed(Time now) {
@@ -196,14 +219,23 @@ void GangPolicy::rebuild_row(int row, Time now) {
   const Time extension = static_cast<Time>(options_.mpl) * options_.slice;
   for (auto& [id, occ] : occupied_) {
     if (occ.row != row) continue;
-    if (occ.end <= now) occ.end = now + extension;
+    if (occ.end <= now) {
+      occ.end = now + extension;
+      ++plan_stats_.overrun_extensions;
+      plan_stats_.overrun_jobs.insert(id);
+    }
     plan.planner().add(now, occ.end, -occ.size);
   }
   const std::vector<HolderIndex::Holder> holders = plan.reserved.sorted();
   plan.reserved.clear();
   for (const HolderIndex::Holder& h : holders) {
     Reservation& r = reserved_.at(h.id);
+    const Time before = r.start;
     r.start = plan.earliest_start(r.size, r.duration, now);  // the profile only loses units here
+    if (r.start > before) {
+      ++plan_stats_.replan_delays;
+      plan_stats_.replan_delay_seconds += r.start - before;
+    }
     r.span = plan.planner().reserve(r.start, r.duration, r.size);
     plan.reserved.insert({r.start, r.order, h.id, r.size, r.duration});
   }
@@ -262,7 +294,10 @@ void GangPolicy::apply_events(const Snapshot& s) {
         if (options_.backfill) {
           const Occupation occ = occupied_.at(ev.job);
           occupied_.erase(ev.job);
+          ++plan_stats_.ended;
           if (occ.end > now) {
+            ++plan_stats_.ended_early;
+            plan_stats_.early_slack_seconds += occ.end - now;
             plans_[static_cast<std::size_t>(occ.row)].planner().add(now, occ.end, occ.size);
             freed_[static_cast<std::size_t>(occ.row)] = true;
           }
@@ -536,6 +571,7 @@ bool GangPolicy::schedule_backfill(const Snapshot& s) {
       if (row < 0) continue;
       const Planner::SpanId span = plans_[static_cast<std::size_t>(row)].planner().reserve(first, d, job.size);
       reserved_[job.id] = Reservation{row, job.size, first, d, next_order_, span};
+      ++plan_stats_.reservations;
       plans_[static_cast<std::size_t>(row)].reserved.insert({first, next_order_, job.id, job.size, d});
       ++next_order_;
     }
@@ -840,6 +876,7 @@ PolicyPtr make(const ParamValues& values, bool backfill, bool migrate, RunMode m
   if (backfill) {
     o.rebuild_plan = values.choice("plan") == "rebuild";
     o.plan_factor = values.integer("plan_factor");
+    o.stats = values.flag("stats");
   }
   if (migrate) {
     o.migration_cost = values.integer("c");
@@ -856,7 +893,9 @@ ParamTable with_backfilling(const ParamTable& t) {
                                "keep: reservations kept and compressed as in conservative; rebuild: re-planned in "
                                "FCFS order at every event from remaining estimates"),
                  Param::integer("plan_factor", kDefaults.plan_factor, 0, 1000,
-                                "a job holds its row for this x its estimate; 0: MPL (the spec's worst case)")});
+                                "a job holds its row for this x its estimate; 0: MPL (the spec's worst case)"),
+                 Param::flag("stats", kDefaults.stats,
+                             "print the plan's counters to stderr at the end (reservations, compressions, overruns)")});
 }
 
 ParamTable with_migration(const ParamTable& t) {

@@ -290,6 +290,40 @@ TEST(Gang, PlanFactorScalesTheReservedStart) {
   }
 }
 
+// The plan's counters (stats=true prints them): job 1's hold (MPL 1, 100 s)
+// is cut short by its end at 60, which frees 40 s and compresses job 2's
+// reservation from 100 to 60, where it starts.
+TEST(Gang, PlanStatsCountEarlyEndsAndCompressions) {
+  PolicyPtr p = make_policy("bgs:mpl=1");
+  auto& g = dynamic_cast<GangPolicy&>(*p);
+  Snapshot s;
+  s.now = 10;
+  s.total_units = 4;
+  s.free_units = 1;
+  s.running.push_back(RunningJob{job(1, 0, 3, 100), 0, false, {0, 1, 2}});
+  s.queue.push_back(job(2, 5, 4, 50));
+  s.resync = true;
+  p->step(s);
+  EXPECT_EQ(g.plan_stats().reservations, 1);
+  Snapshot next;
+  next.now = 60;
+  next.total_units = 4;
+  next.free_units = 4;
+  next.queue.push_back(job(2, 5, 4, 50));
+  next.events.push_back({SnapshotEvent::Kind::Ended, 1, 3, 0, 100});
+  const StepResult r = p->step(next);
+  ASSERT_EQ(r.decisions.size(), 1u);
+  EXPECT_EQ(r.decisions.front().job, 2);
+  const GangPolicy::PlanStats& st = g.plan_stats();
+  EXPECT_EQ(st.ended, 1);
+  EXPECT_EQ(st.ended_early, 1);
+  EXPECT_EQ(st.early_slack_seconds, 40);
+  EXPECT_EQ(st.compress_moves, 1);
+  EXPECT_EQ(st.compress_seconds, 40);
+  EXPECT_EQ(st.overrun_extensions, 0);
+  EXPECT_NE(g.stats_line().find("ended_early=1 early_slack_s=40"), std::string::npos);
+}
+
 // ---- identities on shared traces ----------------------------------------------
 
 class GangTrace : public ::testing::TestWithParam<const char*> {};
