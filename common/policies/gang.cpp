@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <iostream>
+#include <sstream>
 #include <numeric>
 #include <stdexcept>
 
@@ -13,11 +15,30 @@ GangPolicy::GangPolicy(GangOptions options, std::string label)
       label_(std::move(label)),
       cs_stall_(static_cast<Time>(std::llround(static_cast<double>(options.slice) * options.cs_percent / 100.0))) {}
 
-Time GangPolicy::planned_duration(const Job& j) const {
-  // Under time sharing a job gets at least one slice in every cycle of at
-  // most MPL slices (its home row), so MPL x estimate bounds its wall time.
-  return static_cast<Time>(options_.mpl) * std::max<Time>(j.estimate, 1);
+GangPolicy::~GangPolicy() {
+  // A policy that never stepped (one made only to read its name) prints nothing.
+  if (options_.stats && options_.backfill && matrix_) std::cerr << stats_line() << "\n";
 }
+
+std::string GangPolicy::stats_line() const {
+  const PlanStats& st = plan_stats_;
+  std::ostringstream s;
+  s << label_ << " stats: reservations=" << st.reservations << " compress_moves=" << st.compress_moves
+    << " compress_s=" << st.compress_seconds << " ended=" << st.ended << " ended_early=" << st.ended_early
+    << " early_slack_s=" << st.early_slack_seconds << " overrun_jobs=" << st.overrun_jobs.size()
+    << " overrun_extensions=" << st.overrun_extensions << " replan_delays=" << st.replan_delays
+    << " replan_delay_s=" << st.replan_delay_seconds;
+  return s.str();
+}
+
+Time GangPolicy::plan_factor() const {
+  // Under time sharing a job gets at least one slice in every cycle of at
+  // most MPL slices (its home row), so MPL x estimate bounds its wall time
+  // (§2.4); plan_factor=k plans k x estimate instead (an ablation).
+  return options_.plan_factor > 0 ? options_.plan_factor : static_cast<Time>(options_.mpl);
+}
+
+Time GangPolicy::planned_duration(const Job& j) const { return plan_factor() * std::max<Time>(j.estimate, 1); }
 
 void GangPolicy::init(const Snapshot& s) {
   matrix_.emplace(options_.mpl, s.total_units);
@@ -51,8 +72,8 @@ Time GangPolicy::hold_end(Time start, Time estimate, Time now) const {
   // remaining estimate, the work done being unknown (taken as 0). plan=keep:
   // from its first start, or one more cycle if that is past (as rebuild_row
   // extends an overrun).
-  if (options_.rebuild_plan) return now + static_cast<Time>(options_.mpl) * std::max<Time>(estimate, 1);
-  const Time end = start + static_cast<Time>(options_.mpl) * std::max<Time>(estimate, 1);
+  if (options_.rebuild_plan) return now + plan_factor() * std::max<Time>(estimate, 1);
+  const Time end = start + plan_factor() * std::max<Time>(estimate, 1);
   return end > now ? end : now + static_cast<Time>(options_.mpl) * options_.slice;
 }
 
@@ -165,7 +186,7 @@ void GangPolicy::drop_reservation(JobId id) {
 
 void GangPolicy::place(JobId id, int size, int row, Time now, Time duration) {
   matrix_->place(id, size, row, matrix_->lowest_free(row, size));
-  if (options_.backfill) occupied_[id] = Occupation{row, size, now + duration, duration / options_.mpl};
+  if (options_.backfill) occupied_[id] = Occupation{row, size, now + duration, duration / plan_factor()};
 }
 
 void GangPolicy::compress(int row, Time now) {
@@ -174,7 +195,12 @@ void GangPolicy::compress(int row, Time now) {
   // only those that could move are visited (gang_row_plan.hpp).
   RowPlan& plan = plans_[static_cast<std::size_t>(row)];
   const auto span_of = [this](JobId id) -> Planner::SpanId& { return reserved_.at(id).span; };
-  for (const RowPlan::Move& m : plan.compress(now, span_of, options_.compression)) reserved_.at(m.id).start = m.to;
+  for (const RowPlan::Move& m : plan.compress(now, span_of, options_.compression)) {
+    Time& start = reserved_.at(m.id).start;
+    ++plan_stats_.compress_moves;
+    plan_stats_.compress_seconds += start - m.to;
+    start = m.to;
+  }
 }
 
 void GangPolicy::compress_freed(Time now) {
@@ -193,14 +219,23 @@ void GangPolicy::rebuild_row(int row, Time now) {
   const Time extension = static_cast<Time>(options_.mpl) * options_.slice;
   for (auto& [id, occ] : occupied_) {
     if (occ.row != row) continue;
-    if (occ.end <= now) occ.end = now + extension;
+    if (occ.end <= now) {
+      occ.end = now + extension;
+      ++plan_stats_.overrun_extensions;
+      plan_stats_.overrun_jobs.insert(id);
+    }
     plan.planner().add(now, occ.end, -occ.size);
   }
   const std::vector<HolderIndex::Holder> holders = plan.reserved.sorted();
   plan.reserved.clear();
   for (const HolderIndex::Holder& h : holders) {
     Reservation& r = reserved_.at(h.id);
+    const Time before = r.start;
     r.start = plan.earliest_start(r.size, r.duration, now);  // the profile only loses units here
+    if (r.start > before) {
+      ++plan_stats_.replan_delays;
+      plan_stats_.replan_delay_seconds += r.start - before;
+    }
     r.span = plan.planner().reserve(r.start, r.duration, r.size);
     plan.reserved.insert({r.start, r.order, h.id, r.size, r.duration});
   }
@@ -259,7 +294,10 @@ void GangPolicy::apply_events(const Snapshot& s) {
         if (options_.backfill) {
           const Occupation occ = occupied_.at(ev.job);
           occupied_.erase(ev.job);
+          ++plan_stats_.ended;
           if (occ.end > now) {
+            ++plan_stats_.ended_early;
+            plan_stats_.early_slack_seconds += occ.end - now;
             plans_[static_cast<std::size_t>(occ.row)].planner().add(now, occ.end, occ.size);
             freed_[static_cast<std::size_t>(occ.row)] = true;
           }
@@ -533,6 +571,7 @@ bool GangPolicy::schedule_backfill(const Snapshot& s) {
       if (row < 0) continue;
       const Planner::SpanId span = plans_[static_cast<std::size_t>(row)].planner().reserve(first, d, job.size);
       reserved_[job.id] = Reservation{row, job.size, first, d, next_order_, span};
+      ++plan_stats_.reservations;
       plans_[static_cast<std::size_t>(row)].reserved.insert({first, next_order_, job.id, job.size, d});
       ++next_order_;
     }
@@ -709,7 +748,7 @@ void GangPolicy::rebuild_plans(Time now, bool with_reservations) {
   // event are laid over it only for the Compact check.
   for (RowPlan& p : plans_) p.restart(matrix_->columns(), now);
   for (auto& [id, occ] : occupied_) {
-    occ.end = now + static_cast<Time>(options_.mpl) * std::max<Time>(1, occ.estimate - done_now(id, now));
+    occ.end = now + plan_factor() * std::max<Time>(1, occ.estimate - done_now(id, now));
     plans_[static_cast<std::size_t>(occ.row)].planner().add(now, occ.end, -occ.size);
   }
   if (with_reservations) {
@@ -834,7 +873,11 @@ PolicyPtr make(const ParamValues& values, bool backfill, bool migrate, RunMode m
   o.slice = values.integer("slice");
   o.cs_percent = values.number("cs");
   o.charge_start = values.flag("charge_start");
-  if (backfill) o.rebuild_plan = values.choice("plan") == "rebuild";
+  if (backfill) {
+    o.rebuild_plan = values.choice("plan") == "rebuild";
+    o.plan_factor = values.integer("plan_factor");
+    o.stats = values.flag("stats");
+  }
   if (migrate) {
     o.migration_cost = values.integer("c");
     o.max_tasks = values.integer("q");
@@ -848,7 +891,11 @@ const GangOptions kDefaults;
 ParamTable with_backfilling(const ParamTable& t) {
   return t.with({Param::choice("plan", {"keep", "rebuild"},
                                "keep: reservations kept and compressed as in conservative; rebuild: re-planned in "
-                               "FCFS order at every event from remaining estimates")});
+                               "FCFS order at every event from remaining estimates"),
+                 Param::integer("plan_factor", kDefaults.plan_factor, 0, 1000,
+                                "a job holds its row for this x its estimate; 0: MPL (the spec's worst case)"),
+                 Param::flag("stats", kDefaults.stats,
+                             "print the plan's counters to stderr at the end (reservations, compressions, overruns)")});
 }
 
 ParamTable with_migration(const ParamTable& t) {

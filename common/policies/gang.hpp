@@ -115,6 +115,12 @@ struct GangOptions {
   // default: every event drops all reservations and re-plans the queue in
   // FCFS order, running jobs holding their row for MPL x remaining estimate.
   bool rebuild_plan = false;
+  // BGS / MBGS: a job holds its row for plan_factor x its estimate (waiting
+  // jobs' reservations, running jobs' holds); 0 is MPL, the spec's bound on
+  // the wall time under time sharing (§2.4). Other values are ablations.
+  Time plan_factor = 0;
+  // BGS / MBGS: print the plan's counters (PlanStats) to stderr at the end.
+  bool stats = false;
   // Live (losd), not part of the spec: a job that ends and is back in the
   // snapshot at once (requeued for migration) keeps its place in the matrix.
   bool live = false;
@@ -126,6 +132,7 @@ struct GangOptions {
 class GangPolicy final : public Policy {
  public:
   GangPolicy(GangOptions options, std::string label);
+  ~GangPolicy() override;  // prints the plan's counters with stats=true
 
   std::string name() const override { return label_; }
   // The matrix follows the events and is rebuilt from a resync snapshot.
@@ -141,6 +148,21 @@ class GangPolicy final : public Policy {
   const GangOptions& options() const { return options_; }
   const GangMatrix* matrix() const { return matrix_ ? &*matrix_ : nullptr; }
   int active_row() const { return active_; }
+  // BGS / MBGS: what the plan did so far (the stats parameter prints it).
+  struct PlanStats {
+    long long reservations = 0;     // reservations made by Schedule
+    long long compress_moves = 0;   // reservations moved earlier by a compression
+    Time compress_seconds = 0;      // by how much in all
+    long long ended = 0;            // matrix jobs that ended
+    long long ended_early = 0;      // ... before their hold on the row ran out
+    Time early_slack_seconds = 0;   // hold left at those ends, in all
+    std::unordered_set<JobId> overrun_jobs;  // jobs still running when their hold ran out
+    long long overrun_extensions = 0;        // holds extended by a cycle (MPL x slice)
+    long long replan_delays = 0;             // reservations moved later by those re-plans
+    Time replan_delay_seconds = 0;           // by how much in all
+  };
+  const PlanStats& plan_stats() const { return plan_stats_; }
+  std::string stats_line() const;
 
  private:
   // BGS: a running job's hold on its home row, [placed, end).
@@ -196,6 +218,7 @@ class GangPolicy final : public Policy {
 
   void place(JobId id, int size, int row, Time now, Time duration);
   void drop_reservation(JobId id);
+  Time plan_factor() const;  // options_.plan_factor, 0 resolved to MPL
   Time planned_duration(const Job& j) const;
 
   Time next_reserved_start() const;
@@ -234,6 +257,7 @@ class GangPolicy final : public Policy {
   std::unordered_map<JobId, Reservation> reserved_;
   std::int64_t next_order_ = 0;
   std::unordered_map<JobId, Progress> progress_;
+  PlanStats plan_stats_;
 };
 
 // gang's parameters; bgs adds plan, mgs adds c, q and migrate_idle, mbgs all.

@@ -17,6 +17,10 @@
 #      (--schedule-out), for Fig. 6's estimate-quality classes, and MGS/MBGS
 #      (MPL 5, context switch 0) at migration cost C = 10 and 30 s for Q = 0, 8,
 #      16, 32, 64, 128 and unlimited, workloads 2 and 5 only (Fig. 14).
+#      Fig. 8 ablation: BGS-5 (context switch 0) at Phi = 0.2 and 1.0 with the
+#      row hold of the plan at plan_factor x estimate for 1, 2, 4, 6, 10 besides
+#      the default MPL (= 5), with the plan's counters (stats: compressions,
+#      early ends, hold overruns) kept in BUILD_DIR/gang-migration-json.
 # BGS and MBGS (MPL 5, context switch 0, C = 0) also run with plan=rebuild (the
 # spec's default; the policy's default is plan=keep) on A, B and A-Phi 0.2.
 # All on 320 nodes, arrivals rescaled once so that workload 0 offers 0.55 (the
@@ -28,7 +32,8 @@
 # Needs a Release build (cmake -S . -B build -DCMAKE_BUILD_TYPE=Release &&
 # cmake --build build -j2) and ../shared/traces. Runs two simulations at a
 # time under nice; 5 to 30 minutes on the shared 2-core machine, depending on
-# its load (325 s, 421 s and 1706 s measured), of which Figs. 6 and 14 take
+# its load (325 s, 421 s and 1706 s measured; 528 s once the Fig. 8 ablation,
+# 128 s of it, was added), of which Figs. 6 and 14 take
 # under a minute (36 s and 60 s in the first two). The raw los-sim JSON and the Fig. 6
 # schedules stay in BUILD_DIR/gang-migration-json (not committed).
 set -euo pipefail
@@ -65,20 +70,26 @@ for t in mgs mbgs; do
   done
 done
 fig14=${fig14#,}
+# Fig. 8 ablation: the default (plan_factor=0, MPL x estimate) first, so that
+# los-sim's paired comparisons are against it.
+fig8_plan="bgs:mpl=5:cs=0:stats"
+for f in 1 2 4 6 10; do fig8_plan+=",bgs:mpl=5:cs=0:stats:plan_factor=$f"; done
 phi_model() { echo "model:lublin:jobs=10000:nodes=256:seed=1:estimates=phi:phi=$1"; }
 
-# grid NAME TRACE BASE_SCALE JOBS POLICIES [WORKLOADS [schedules]]
+# grid NAME TRACE BASE_SCALE JOBS POLICIES [WORKLOADS [schedules|stats]]
 # WORKLOADS: the workload numbers to run (default 0..8); "schedules" also writes
-# each simulated schedule to w<k>.swf (one policy only, so one file).
+# each simulated schedule to w<k>.swf (one policy only, so one file); "stats"
+# keeps los-sim's stderr (the policies' stats lines) in w<k>.stats.
 grid() {
   local name=$1 trace=$2 base=$3 jobs=$4 policies=$5 workloads=${6:-0 1 2 3 4 5 6 7 8} schedules=${7:-}
   mkdir -p "$json/$name"
   for k in $workloads; do echo "$k"; done | xargs -P 2 -I{} bash -c '
     k={}; f=$(python3 -c "print(round(1 + 0.1 * $k, 1))")
     rs=$(python3 -c "print($3 * $f)"); ld=$(python3 -c "print(0.55 * $f)")
-    extra=(); [[ -n "$7" ]] && extra=(--schedule-out "$5/w$k.swf")
+    extra=(); [[ "$7" == schedules ]] && extra=(--schedule-out "$5/w$k.swf")
+    err=/dev/stderr; [[ "$7" == stats ]] && err="$5/w$k.stats"
     nice "$0" --quiet --nodes 320 --jobs "$4" --runtime-scale "$rs" --load "$ld" --policy "$1" "${extra[@]}" \
-      --format json "$2" > "$5/w$k.json"
+      --format json "$2" > "$5/w$k.json" 2> "$err"
     echo "$6: workload $k (x$f) done" >&2' "$sim" "$policies" "$trace" "$base" "$jobs" "$json/$name" "$name" "$schedules"
 }
 
@@ -92,7 +103,11 @@ grid phi0.2-fig14 "$(phi_model 0.2)" 5 10000 "$fig14" "2 5"
 figs_elapsed=$(( $(date +%s) - figs_start ))
 grid phi0.5 "$(phi_model 0.5)" 5 10000 "$phi_sweep"
 grid phi1.0 "$(phi_model 1.0)" 5 10000 "$phi_sweep"
+fig8_start=$(date +%s)
+grid phi0.2-fig8plan "$(phi_model 0.2)" 5 10000 "$fig8_plan" "0 1 2 3 4 5 6 7 8" stats
+grid phi1.0-fig8plan "$(phi_model 1.0)" 5 10000 "$fig8_plan" "0 1 2 3 4 5 6 7 8" stats
+fig8_elapsed=$(( $(date +%s) - fig8_start ))
 elapsed=$(( $(date +%s) - start ))
 command="scripts/results/gang-migration.sh"
-python3 scripts/results/gang_migration_report.py "$json" "$elapsed" "$command" "$figs_elapsed" > "$out"
-echo "wrote $out in ${elapsed} s (Figs. 6 and 14: ${figs_elapsed} s)" >&2
+python3 scripts/results/gang_migration_report.py "$json" "$elapsed" "$command" "$figs_elapsed" "$fig8_elapsed" > "$out"
+echo "wrote $out in ${elapsed} s (Figs. 6 and 14: ${figs_elapsed} s, Fig. 8 ablation: ${fig8_elapsed} s)" >&2

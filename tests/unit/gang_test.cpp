@@ -245,6 +245,85 @@ TEST(Gang, RebuiltPlanUsesRemainingEstimates) {
   EXPECT_EQ(start_of(rebuilt, 4), 300);
 }
 
+// plan_factor: a job holds its row for plan_factor x its estimate (0, the
+// default, is MPL: the spec's bound, §2.4). Same workload as above.
+//   0 or 2 (= MPL): job 3 is reserved in row 0 at 0 + 2 x 100 = 200, and
+//   job 4 (1 column, 2 x 60 = 120 s) fits the free column over [50, 170).
+//   1: jobs 1 and 2 hold their rows until 100, job 3 is reserved in row 0
+//   at 100, so job 4 (60 s) no longer fits before it and is reserved in
+//   row 1 at 100; job 2 has not run by then (row 1 runs [100, 200)), its
+//   hold is extended by a cycle and job 4 moves to 300, when row 1 runs
+//   after job 2 ends at 200 and job 3 (row 0) runs [200, 300).
+TEST(Gang, PlanFactorSetsTheHoldPerEstimate) {
+  const Workload w = workload(4, {job(1, 0, 3, 100), job(2, 0, 4, 100), job(3, 0, 4, 100), job(4, 50, 1, 60)});
+  const SimResult mpl = run(w, "bgs:mpl=2:slice=100");
+  EXPECT_EQ(mpl.policy, "bgs:mpl=2:slice=100");  // the default is not written
+  EXPECT_EQ(start_of(mpl, 4), 50);
+  expect_same_schedule(mpl, run(w, "bgs:mpl=2:slice=100:plan_factor=2"));
+  const SimResult one = run(w, "bgs:mpl=2:slice=100:plan_factor=1");
+  EXPECT_EQ(one.policy, "bgs:mpl=2:plan_factor=1:slice=100");
+  EXPECT_EQ(start_of(one, 3), 200);
+  EXPECT_EQ(start_of(one, 4), 300);
+  EXPECT_THROW(make_policy("bgs:plan_factor=-1"), SpecError);
+  EXPECT_THROW(make_policy("gang:plan_factor=1"), SpecError);  // no plan without backfilling
+  EXPECT_EQ(make_policy("mbgs:plan_factor=3")->name(), "mbgs:plan_factor=3");
+}
+
+// With MPL 1 the reservations are start times: plan_factor=3 holds job 1's
+// row for 3 x 100 s, so job 2 is promised 300 instead of 100.
+TEST(Gang, PlanFactorScalesTheReservedStart) {
+  for (const auto& [spec, promised] : std::vector<std::pair<std::string, Time>>{
+           {"bgs:mpl=1", 100}, {"bgs:mpl=1:plan_factor=1", 100}, {"bgs:mpl=1:plan_factor=3", 300}}) {
+    Snapshot s;
+    s.now = 10;
+    s.total_units = 4;
+    s.free_units = 1;
+    s.running.push_back(RunningJob{job(1, 0, 3, 100), 0, false, {0, 1, 2}});
+    s.queue.push_back(job(2, 5, 4, 50));
+    s.resync = true;
+    PolicyPtr p = make_policy(spec);
+    p->step(s);
+    const std::vector<PlannedStart> planned = p->reservations();
+    ASSERT_EQ(planned.size(), 1u) << spec;
+    EXPECT_EQ(planned.front().job, 2) << spec;
+    EXPECT_EQ(planned.front().start, promised) << spec;
+  }
+}
+
+// The plan's counters (stats=true prints them): job 1's hold (MPL 1, 100 s)
+// is cut short by its end at 60, which frees 40 s and compresses job 2's
+// reservation from 100 to 60, where it starts.
+TEST(Gang, PlanStatsCountEarlyEndsAndCompressions) {
+  PolicyPtr p = make_policy("bgs:mpl=1");
+  auto& g = dynamic_cast<GangPolicy&>(*p);
+  Snapshot s;
+  s.now = 10;
+  s.total_units = 4;
+  s.free_units = 1;
+  s.running.push_back(RunningJob{job(1, 0, 3, 100), 0, false, {0, 1, 2}});
+  s.queue.push_back(job(2, 5, 4, 50));
+  s.resync = true;
+  p->step(s);
+  EXPECT_EQ(g.plan_stats().reservations, 1);
+  Snapshot next;
+  next.now = 60;
+  next.total_units = 4;
+  next.free_units = 4;
+  next.queue.push_back(job(2, 5, 4, 50));
+  next.events.push_back({SnapshotEvent::Kind::Ended, 1, 3, 0, 100});
+  const StepResult r = p->step(next);
+  ASSERT_EQ(r.decisions.size(), 1u);
+  EXPECT_EQ(r.decisions.front().job, 2);
+  const GangPolicy::PlanStats& st = g.plan_stats();
+  EXPECT_EQ(st.ended, 1);
+  EXPECT_EQ(st.ended_early, 1);
+  EXPECT_EQ(st.early_slack_seconds, 40);
+  EXPECT_EQ(st.compress_moves, 1);
+  EXPECT_EQ(st.compress_seconds, 40);
+  EXPECT_EQ(st.overrun_extensions, 0);
+  EXPECT_NE(g.stats_line().find("ended_early=1 early_slack_s=40"), std::string::npos);
+}
+
 // ---- identities on shared traces ----------------------------------------------
 
 class GangTrace : public ::testing::TestWithParam<const char*> {};
