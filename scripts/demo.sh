@@ -6,7 +6,7 @@
 # real 32-node Slurm cluster on this host, first under Slurm's own
 # sched/backfill, then under sched/los + losd with the policy los-sim predicts
 # best for them, beside los-sim's prediction, with the difference and a
-# terminal plot of the waits (about five minutes after the build). Nothing is
+# terminal plot of the waits (about eight minutes after the build). Nothing is
 # left running afterwards. Arguments go to scripts/live-compare.sh (--help).
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -2,7 +2,7 @@
 # What LOS is for, live: the same jobs on a real 32-node Slurm cluster on this
 # host, first under Slurm's own sched/backfill (tuned for short jobs), then under sched/los + losd
 # with the policy los-sim predicts best for them, each beside los-sim's
-# prediction, then the difference and a terminal plot of the waits. About five
+# prediction, then the difference and a terminal plot of the waits. About eight
 # minutes; leaves nothing running.
 #
 #   scripts/live-compare.sh [--jobs N] [--skip N] [--load L] [--compress C] [--trace FILE]
@@ -11,8 +11,9 @@
 #               ../shared/traces/SDSC-SP2-1998-4.2-cln.swf.gz, or the same file in
 #               $LOS_TRACES; without it, model:lublin:jobs=150:nodes=32:seed=3,
 #               a generated workload, and --skip 0)
-#   --skip, --jobs  the segment (default: 20000 and 150: a stretch of high load
-#               where the policies differ)
+#   --skip, --jobs  the segment (default: 27500 and 150: of the 150-job
+#               segments starting every 2,500 jobs, the one where los-sim
+#               predicts the longest mean wait under easy, i.e. the highest load)
 #   --load      offered load the arrivals are rescaled to (default: 0.9)
 #   --compress  workload seconds per real second (default: 1000: the 150 jobs
 #               arrive within about two minutes). Slurm records whole seconds and
@@ -51,7 +52,7 @@ if [ -z "$trace" ]; then
     skip=${skip:-0}
   fi
 fi
-skip=${skip:-20000}
+skip=${skip:-27500}
 export LOS_BUILD_DIR="${LOS_BUILD_DIR:-$root/build}"
 sim="$LOS_BUILD_DIR/bin/los-sim"
 [ -x "$sim" ] || { echo "live-compare.sh: $sim not found: build first (scripts/build.sh)" >&2; exit 1; }
