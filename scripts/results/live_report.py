@@ -29,6 +29,13 @@ LABEL = {
     "los": "sched/los los",
     "tabu": "sched/los tabu",
 }
+
+
+def label(scheduler):
+    """The page's name for a scheduler: a tabu entry with parameters runs under sched/los too."""
+    return LABEL.get(scheduler, f"sched/los {scheduler}")
+
+
 # Student t, 90% two-sided, by degrees of freedom.
 T90 = {1: 6.314, 2: 2.920, 3: 2.353, 4: 2.132, 5: 2.015, 6: 1.943, 7: 1.895, 8: 1.860, 9: 1.833}
 
@@ -155,7 +162,7 @@ for s in schedulers:
     pred = [metrics(d["results"][0]) for _, d in runs[s]]
     live_c = [bsld(base + ".live.swf", C) for base, _ in runs[s]]
     pred_c = [bsld(base + ".pred.swf", C) for base, _ in runs[s]]
-    w(f"| {LABEL.get(s, s)} | {len(live)} | {ci([x[0] for x in live], 0)} | {ci([x[1] for x in live], 2)} | "
+    w(f"| {label(s)} | {len(live)} | {ci([x[0] for x in live], 0)} | {ci([x[1] for x in live], 2)} | "
       f"{ci(live_c, 2)} | {ci([x[2] for x in live], 3)} | {ci([x[0] for x in pred], 0)} | "
       f"{ci([x[1] for x in pred], 2)} | {ci(pred_c, 2)} |")
 w("")
@@ -184,7 +191,7 @@ for s in schedulers:
     killed = [d["replay"]["killed_at_limit"] for d in docs]
     bc = [100.0 * (bsld(b + ".live.swf", C) - bsld(b + ".pred.swf", C)) / bsld(b + ".pred.swf", C) for b, _ in runs[s]]
     zero = [sum(1 for r in swf(b + ".live.swf").values() if r["run"] == 0) for b, _ in runs[s]]
-    w(f"| {LABEL.get(s, s)} | {docs[0]['replay']['prediction_policy']} | {ci(wp, 1)} | {ci(wa, 1)} | {ci(wl, 1)} | "
+    w(f"| {label(s)} | {docs[0]['replay']['prediction_policy']} | {ci(wp, 1)} | {ci(wa, 1)} | {ci(wl, 1)} | "
       f"{ci(bp, 1)} | {ci(bl, 1)} | {ci(bc, 1)} | {ci(zero, 1)} | {ci(killed, 1)} |")
 w("")
 w("### Where the error comes from: the latencies, measured")
@@ -213,7 +220,7 @@ for s in schedulers:
                     f"{statistics.mean(x['p90'] for x in lat):.2f}"
     else:
         lat_cells = "0 | | |"
-    w(f"| {LABEL.get(s, s)} | {statistics.mean(inf):.2f} | {q(inf, 0.9):.0f} | {lat_cells} |")
+    w(f"| {label(s)} | {statistics.mean(inf):.2f} | {q(inf, 0.9):.0f} | {lat_cells} |")
 w("")
 if los_sim:
     import subprocess
