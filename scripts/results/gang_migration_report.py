@@ -378,20 +378,16 @@ def fig8_plan_report(w, out_dir):
       "as Fig. 8. A job that outlives its hold is held for one more cycle (MPL × slice = 1000 s) and its row "
       "re-planned. Average slowdown s per workload:")
     w("")
-    w("| workload | " + " | ".join(f"Φ={phi} k={label(f)}" for phi in grids for f in FIG8_FACTORS) + " |")
-    w("|---|" + "---|" * (len(grids) * len(FIG8_FACTORS)))
-    for k, fac in enumerate(FACTORS):
-        w(f"| {k} ({fac:.1f}) | " + " | ".join(fmt_s(grids[phi][f][k][0]["mean_bsld"]) for phi in grids
-                                               for f in FIG8_FACTORS) + " |")
-    w("")
-    w("Average wait (s):")
-    w("")
-    w("| workload | " + " | ".join(f"Φ={phi} k={label(f)}" for phi in grids for f in FIG8_FACTORS) + " |")
-    w("|---|" + "---|" * (len(grids) * len(FIG8_FACTORS)))
-    for k, fac in enumerate(FACTORS):
-        w(f"| {k} ({fac:.1f}) | " + " | ".join(fmt_w(grids[phi][f][k][0]["mean_wait_s"]) for phi in grids
-                                               for f in FIG8_FACTORS) + " |")
-    w("")
+    for title, key, fmt in ((None, "mean_bsld", fmt_s), ("Average wait (s):", "mean_wait_s", fmt_w)):
+        if title:
+            w(title)
+            w("")
+        w("| workload | " + " | ".join(f"Φ={phi} k={label(f)}" for phi in grids for f in FIG8_FACTORS) + " |")
+        w("|---|" + "---|" * (len(grids) * len(FIG8_FACTORS)))
+        for k, fac in enumerate(FACTORS):
+            w(f"| {k} ({fac:.1f}) | " + " | ".join(fmt(grids[phi][f][k][0][key]) for phi in grids
+                                                   for f in FIG8_FACTORS) + " |")
+        w("")
     w("What the plan did at workload 5 (run time ×1.5), from the policy's counters (`stats`): early ends = jobs "
       "that ended before their hold ran out, slack = the hold they left (sum, 10⁶ s); compression = reservations "
       "moved earlier when capacity freed, and by how much (sum, 10⁶ s); overruns = jobs still running when their "

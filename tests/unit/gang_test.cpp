@@ -269,20 +269,26 @@ TEST(Gang, PlanFactorSetsTheHoldPerEstimate) {
   EXPECT_EQ(make_policy("mbgs:plan_factor=3")->name(), "mbgs:plan_factor=3");
 }
 
+// At 10 on 4 units: job 1 (3 units, estimate 100) runs since 0; job 2
+// (all 4 units) waits for it.
+Snapshot one_running_one_blocked() {
+  Snapshot s;
+  s.now = 10;
+  s.total_units = 4;
+  s.free_units = 1;
+  s.running.push_back(RunningJob{job(1, 0, 3, 100), 0, false, {0, 1, 2}});
+  s.queue.push_back(job(2, 5, 4, 50));
+  s.resync = true;
+  return s;
+}
+
 // With MPL 1 the reservations are start times: plan_factor=3 holds job 1's
 // row for 3 x 100 s, so job 2 is promised 300 instead of 100.
 TEST(Gang, PlanFactorScalesTheReservedStart) {
   for (const auto& [spec, promised] : std::vector<std::pair<std::string, Time>>{
            {"bgs:mpl=1", 100}, {"bgs:mpl=1:plan_factor=1", 100}, {"bgs:mpl=1:plan_factor=3", 300}}) {
-    Snapshot s;
-    s.now = 10;
-    s.total_units = 4;
-    s.free_units = 1;
-    s.running.push_back(RunningJob{job(1, 0, 3, 100), 0, false, {0, 1, 2}});
-    s.queue.push_back(job(2, 5, 4, 50));
-    s.resync = true;
     PolicyPtr p = make_policy(spec);
-    p->step(s);
+    p->step(one_running_one_blocked());
     const std::vector<PlannedStart> planned = p->reservations();
     ASSERT_EQ(planned.size(), 1u) << spec;
     EXPECT_EQ(planned.front().job, 2) << spec;
@@ -296,14 +302,7 @@ TEST(Gang, PlanFactorScalesTheReservedStart) {
 TEST(Gang, PlanStatsCountEarlyEndsAndCompressions) {
   PolicyPtr p = make_policy("bgs:mpl=1");
   auto& g = dynamic_cast<GangPolicy&>(*p);
-  Snapshot s;
-  s.now = 10;
-  s.total_units = 4;
-  s.free_units = 1;
-  s.running.push_back(RunningJob{job(1, 0, 3, 100), 0, false, {0, 1, 2}});
-  s.queue.push_back(job(2, 5, 4, 50));
-  s.resync = true;
-  p->step(s);
+  p->step(one_running_one_blocked());
   EXPECT_EQ(g.plan_stats().reservations, 1);
   Snapshot next;
   next.now = 60;
