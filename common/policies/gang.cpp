@@ -25,7 +25,7 @@ std::string GangPolicy::stats_line() const {
   std::ostringstream s;
   s << label_ << " stats: reservations=" << st.reservations << " compress_moves=" << st.compress_moves
     << " compress_s=" << st.compress_seconds << " ended=" << st.ended << " ended_early=" << st.ended_early
-    << " early_slack_s=" << st.early_slack_seconds << " overrun_jobs=" << st.overrun_jobs.size()
+    << " early_slack_s=" << st.early_slack_seconds << " overrun_jobs=" << st.overrun_jobs
     << " overrun_extensions=" << st.overrun_extensions << " replan_delays=" << st.replan_delays
     << " replan_delay_s=" << st.replan_delay_seconds;
   return s.str();
@@ -222,7 +222,8 @@ void GangPolicy::rebuild_row(int row, Time now) {
     if (occ.end <= now) {
       occ.end = now + extension;
       ++plan_stats_.overrun_extensions;
-      plan_stats_.overrun_jobs.insert(id);
+      if (!occ.overran) ++plan_stats_.overrun_jobs;
+      occ.overran = true;
     }
     plan.planner().add(now, occ.end, -occ.size);
   }

@@ -156,7 +156,7 @@ class GangPolicy final : public Policy {
     long long ended = 0;            // matrix jobs that ended
     long long ended_early = 0;      // ... before their hold on the row ran out
     Time early_slack_seconds = 0;   // hold left at those ends, in all
-    std::unordered_set<JobId> overrun_jobs;  // jobs still running when their hold ran out
+    long long overrun_jobs = 0;              // jobs still running when their hold ran out
     long long overrun_extensions = 0;        // holds extended by a cycle (MPL x slice)
     long long replan_delays = 0;             // reservations moved later by those re-plans
     Time replan_delay_seconds = 0;           // by how much in all
@@ -170,7 +170,8 @@ class GangPolicy final : public Policy {
     int row;
     int size;
     Time end;
-    Time estimate;  // dedicated estimate, >= 1
+    Time estimate;         // dedicated estimate, >= 1
+    bool overran = false;  // its hold was extended (counted once in PlanStats)
   };
   // Dedicated work done, as the simulator counts it: while executing a job
   // first pays its stall budget, then progresses (plan=rebuild only).

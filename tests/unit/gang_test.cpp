@@ -323,6 +323,27 @@ TEST(Gang, PlanStatsCountEarlyEndsAndCompressions) {
   EXPECT_NE(g.stats_line().find("ended_early=1 early_slack_s=40"), std::string::npos);
 }
 
+// Job 1 outlives its hold (MPL 1: 100 s): at 100, when job 2's reservation
+// falls due, the hold is extended by a cycle (MPL x slice = 200 s) and job 2
+// is re-planned behind it; at 300 once more. One job, two extensions.
+TEST(Gang, PlanStatsCountAnOverrunningJobOnce) {
+  PolicyPtr p = make_policy("bgs:mpl=1");
+  auto& g = dynamic_cast<GangPolicy&>(*p);
+  Snapshot s = one_running_one_blocked();
+  p->step(s);
+  s.resync = false;
+  for (const Time now : {Time{100}, Time{300}}) {
+    s.now = now;
+    EXPECT_TRUE(p->step(s).decisions.empty()) << now;
+  }
+  const GangPolicy::PlanStats& st = g.plan_stats();
+  EXPECT_EQ(st.overrun_extensions, 2);
+  EXPECT_EQ(st.overrun_jobs, 1);
+  EXPECT_EQ(st.replan_delays, 2);
+  ASSERT_EQ(p->reservations().size(), 1u);
+  EXPECT_EQ(p->reservations().front().start, 500);
+}
+
 // ---- identities on shared traces ----------------------------------------------
 
 class GangTrace : public ::testing::TestWithParam<const char*> {};
