@@ -4,8 +4,8 @@
 #include <cmath>
 #include <cstdio>
 #include <iostream>
-#include <sstream>
 #include <numeric>
+#include <sstream>
 #include <stdexcept>
 
 namespace los {

@@ -150,16 +150,16 @@ class GangPolicy final : public Policy {
   int active_row() const { return active_; }
   // BGS / MBGS: what the plan did so far (the stats parameter prints it).
   struct PlanStats {
-    long long reservations = 0;     // reservations made by Schedule
-    long long compress_moves = 0;   // reservations moved earlier by a compression
-    Time compress_seconds = 0;      // by how much in all
-    long long ended = 0;            // matrix jobs that ended
-    long long ended_early = 0;      // ... before their hold on the row ran out
-    Time early_slack_seconds = 0;   // hold left at those ends, in all
-    long long overrun_jobs = 0;              // jobs still running when their hold ran out
-    long long overrun_extensions = 0;        // holds extended by a cycle (MPL x slice)
-    long long replan_delays = 0;             // reservations moved later by those re-plans
-    Time replan_delay_seconds = 0;           // by how much in all
+    long long reservations = 0;        // reservations made by Schedule
+    long long compress_moves = 0;      // reservations moved earlier by a compression
+    Time compress_seconds = 0;         // by how much in all
+    long long ended = 0;               // matrix jobs that ended
+    long long ended_early = 0;         // ... before their hold on the row ran out
+    Time early_slack_seconds = 0;      // hold left at those ends, in all
+    long long overrun_jobs = 0;        // jobs still running when their hold ran out
+    long long overrun_extensions = 0;  // holds extended by a cycle (MPL x slice)
+    long long replan_delays = 0;       // reservations moved later by those re-plans
+    Time replan_delay_seconds = 0;     // by how much in all
   };
   const PlanStats& plan_stats() const { return plan_stats_; }
   std::string stats_line() const;

@@ -148,10 +148,9 @@ StepResult LosPolicy::step(const Snapshot& snapshot) {
     problem_.free_now = static_cast<int>(free_now);
     problem_.extra = static_cast<int>(extra_left);
     problem_.traceback = options_.traceback;
-    const bool queue_order =
-        options_.select == LosSelect::Queue ||
-        (options_.select == LosSelect::LongQueue &&
-         queue.size() - window_begin > static_cast<std::size_t>(options_.lookahead));
+    const bool queue_order = options_.select == LosSelect::Queue ||
+                             (options_.select == LosSelect::LongQueue &&
+                              queue.size() - window_begin > static_cast<std::size_t>(options_.lookahead));
     const LosSelection chosen = queue_order ? los_select_queue_order(problem_) : los_select(problem_);
     const std::vector<std::size_t>* starts = &chosen.chosen;
     if (options_.keep == LosKeep::Easy) {
