@@ -12,6 +12,10 @@
 # Settings (environment, with their defaults):
 #   LIVE_REPEATS=3         runs per scheduler (the confidence intervals need 2+)
 #   LIVE_COMPRESS=1000     workload seconds per real second (one run ~3-4 min)
+#   LIVE_TIME_GRAIN=whole  los-sim replay --time-grain: whole (submit and run times
+#                          rounded to whole real seconds, in the replay and the
+#                          prediction alike) or exact (unrounded: the pages' runs
+#                          before the eighth session)
 #   LIVE_SKIP=10000 LIVE_JOBS=300 LIVE_LOAD=0.9   the segment and its load
 #   LIVE_SCHEDULERS="backfill backfill-tuned easy conservative los tabu"
 #                          (a tabu entry may carry parameters: tabu:live-limit=0)
@@ -22,7 +26,8 @@
 #                          (the schedules, *.swf, are derived from the trace and not committed)
 # A run of the whole matrix: schedulers x repeats x ~4 min (~75 min for the
 # defaults). At another compression C the data go to docs/results/live/data-xC
-# and the page to docs/results/live-xC.md (the fidelity runs: C = 60 keeps
+# and the page to docs/results/live-xC.md, with "-whole" after both names for
+# LIVE_TIME_GRAIN=whole (the fidelity runs: C = 60 keeps
 # SDSC-SP2's estimates and makes a run last about an hour). Runs repeat by repeat (every scheduler once, then again), so an
 # interrupted matrix still has whole repeats; each run's outcome is kept in
 # docs/results/live/data/SCHEDULER-rN.{json,latency.json,live.swf,pred.swf,as-run.swf}
@@ -42,6 +47,7 @@ compress="${LIVE_COMPRESS:-1000}"
 skip="${LIVE_SKIP:-10000}"
 njobs="${LIVE_JOBS:-300}"
 load="${LIVE_LOAD:-0.9}"
+grain="${LIVE_TIME_GRAIN:-whole}"
 schedulers="${LIVE_SCHEDULERS:-backfill backfill-tuned easy conservative los tabu}"
 nodes=32
 parallel="${LIVE_PARALLEL:-1}"
@@ -49,6 +55,8 @@ first_repeat="${LIVE_FIRST_REPEAT:-1}"
 out="$root/docs/results/live"
 data="$out/data" page="$root/docs/results/live.md"
 [[ "$compress" == 1000 ]] || { data="$out/data-x$compress"; page="$root/docs/results/live-x$compress.md"; }
+[[ "$grain" == whole || "$grain" == exact ]] || { echo "live.sh: LIVE_TIME_GRAIN must be whole or exact" >&2; exit 2; }
+[[ "$grain" == exact ]] || { data="$data-whole"; page="${page%.md}-whole.md"; }
 
 [[ -x "$sim" ]] || { echo "live.sh: $sim not found: build first" >&2; exit 1; }
 [[ -f "$build/lib/sched_los.so" ]] || { echo "live.sh: $build/lib/sched_los.so not found: build with the plugin" >&2; exit 1; }
@@ -98,7 +106,7 @@ run_one() (
     *) cluster_up_decided_by losd "$sched" $nodes; predict=$sched ;;
   esac
   log "run $rep: $sched ($njobs jobs, x$compress)"
-  "$sim" replay --quiet --compress "$compress" --poll 1 --cluster-nodes $nodes --name "live-$sched" \
+  "$sim" replay --quiet --compress "$compress" --time-grain "$grain" --poll 1 --cluster-nodes $nodes --name "live-$sched" \
     --jobs "$njobs" --skip "$skip" --load "$load" --policy "$predict" --format json \
     --out "$base.live.swf" --prediction-out "$base.pred.swf" --as-run-out "$base.as-run.swf" \
     "$trace" >"$base.json.tmp" 2>"$base.err" || fail "replay $sched run $rep failed: $(tail -3 "$base.err")"

@@ -49,8 +49,8 @@ TEST_F(LosSimCli, ReplayDryRunShowsTheSlurmRequestsOfTheScaledJobs) {
   // w.swf's job 1: 8 of 16 units, 181 s, estimate 362 s; on 8 nodes at x 30:
   // 4 nodes, ceil(362 / 30 / 60) = 1 minute, sleep 181 / 30 = 6.033 s, submitted
   // 60 s / 30 = 2 s after job 0 ... the first job is job 1 at t = 0.
-  const test::CommandResult r =
-      los_sim("replay --dry-run --quiet --cluster-nodes 8 --compress 30 --jobs 3 -p batch " + path("w.swf"));
+  const std::string exact = "replay --dry-run --quiet --time-grain exact --cluster-nodes 8 --compress 30 ";
+  const test::CommandResult r = los_sim(exact + "--jobs 3 -p batch " + path("w.swf"));
   ASSERT_EQ(r.status, 0) << r.output;
   EXPECT_NE(r.output.find("at +0.000 s: sbatch --parsable -J los-replay-"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find(" -N 4 -t 1 -o /dev/null -p batch --wrap 'sleep 6.033'"), std::string::npos) << r.output;
@@ -58,9 +58,38 @@ TEST_F(LosSimCli, ReplayDryRunShowsTheSlurmRequestsOfTheScaledJobs) {
   EXPECT_NE(r.output.find("predicted: easy"), std::string::npos) << r.output;
   // A job of estimate 1,900 s at x 30: ceil(1900 / 1800) = 2 minutes.
   std::ofstream(path("long.swf")) << "; MaxProcs: 8\n1 0 -1 1000 8 -1 -1 8 1900 -1 1 1 1 -1 1 1 -1 -1\n";
-  const test::CommandResult l = los_sim("replay --dry-run --quiet --cluster-nodes 8 --compress 30 " + path("long.swf"));
+  const test::CommandResult l = los_sim(exact + path("long.swf"));
   ASSERT_EQ(l.status, 0) << l.output;
   EXPECT_NE(l.output.find("-N 8 -t 2 -o /dev/null --wrap 'sleep 33.333'"), std::string::npos) << l.output;
+}
+
+TEST_F(LosSimCli, ReplayRoundsSubmitAndRunTimesToWholeRealSecondsByDefault) {
+  // At x 30: run 1000 s -> 33.3 real s -> 33 s; run 1016 s -> 33.9 -> 34 s;
+  // submits 0, 44 s (1.47 real s -> 1 s) and 46 s (1.53 -> 2 s). The
+  // prediction is given the rounded jobs: 990 s and 1020 s of run time.
+  std::ofstream(path("grain.swf")) << "; MaxProcs: 8\n"
+                                      "1 0 -1 1000 8 -1 -1 8 1900 -1 1 1 1 -1 1 1 -1 -1\n"
+                                      "2 44 -1 1016 8 -1 -1 8 1900 -1 1 1 1 -1 1 1 -1 -1\n"
+                                      "3 46 -1 1016 8 -1 -1 8 1900 -1 1 1 1 -1 1 1 -1 -1\n";
+  const test::CommandResult r = los_sim("replay --dry-run --quiet --cluster-nodes 8 --compress 30 " + path("grain.swf"));
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("at +0.000 s: sbatch"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("--wrap 'sleep 33.000'"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("at +1.000 s: sbatch"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("at +2.000 s: sbatch"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("sleep 33.867"), std::string::npos) << r.output;
+  const std::size_t n = r.output.find("--wrap 'sleep 34.000'");
+  ASSERT_NE(n, std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("--wrap 'sleep 34.000'", n + 1), std::string::npos) << r.output;
+  // The rounded run times reach the prediction: 990 + 1020 + 1020 s on the
+  // same 8 nodes, one job after the other, end at 3030 s (3032 unrounded).
+  const std::size_t makespan = r.output.find("makespan (s)");
+  ASSERT_NE(makespan, std::string::npos) << r.output;
+  const std::string line = r.output.substr(makespan, r.output.find('\n', makespan) - makespan);
+  EXPECT_NE(line.find(" 3030"), std::string::npos) << line;
+  const test::CommandResult bad = los_sim("replay --dry-run --time-grain minute --cluster-nodes 8 " + path("w.swf"));
+  EXPECT_EQ(bad.status, 2) << bad.output;
+  EXPECT_NE(bad.output.find("--time-grain: expected whole or exact, got 'minute'"), std::string::npos) << bad.output;
 }
 
 TEST_F(LosSimCli, ReplayRefusesWhatSlurmCannotReplay) {

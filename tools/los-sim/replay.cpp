@@ -36,6 +36,18 @@ SlurmRequest slurm_request(const Job& job, double compress) {
   return r;
 }
 
+void round_to_whole_seconds(std::vector<Job>& jobs, double compress) {
+  if (jobs.empty()) return;
+  const auto whole = [compress](Time t) {
+    return static_cast<Time>(std::llround(std::round(static_cast<double>(t) / compress) * compress));
+  };
+  const Time first = jobs.front().submit;
+  for (Job& j : jobs) {
+    j.submit = first + whole(j.submit - first);
+    j.runtime = j.runtime < 0 ? j.runtime : whole(j.runtime);
+  }
+}
+
 SimResult live_result(const std::vector<Job>& jobs, const std::vector<LiveRecord>& records, int units, double compress,
                       const std::string& label) {
   if (jobs.size() != records.size()) throw std::logic_error("live_result: one record per job");
@@ -135,7 +147,14 @@ DESCRIPTION
 
     Time compression C: a job submitted t workload seconds after the first is
     submitted t / C real seconds after it, and runs `sleep R / C` for its run
-    time R (sbatch --wrap, output to /dev/null). Slurm's time limits are whole
+    time R (sbatch --wrap, output to /dev/null). Slurm records times in whole
+    seconds, so by default (--time-grain whole) t and R are first rounded to
+    the nearest multiple of C (whole real seconds), the first submission is
+    made just after a second of the wall clock begins, and the prediction is
+    given the rounded jobs: what is submitted is then exactly what Slurm's
+    records can show. --time-grain exact submits t / C and R / C unrounded
+    (the prediction then has the trace's times and Slurm's records round
+    them). Slurm's time limits are whole
     minutes: a job of estimate E gets --time ceil(E / C / 60) minutes (at least
     one), and the prediction uses that limit x 60 x C as its estimate, which is
     what the live scheduler sees. Jobs run past their limit are killed by Slurm
@@ -152,6 +171,9 @@ DESCRIPTION
 
 OPTIONS
     --compress C         Workload seconds per real second (default: 60).
+    --time-grain G       whole (default): submit times and run times rounded
+                         to whole real seconds, in the replay and in the
+                         prediction alike; exact: unrounded (see DESCRIPTION).
     -p, --partition P    Partition to submit to (default: Slurm's default partition).
     --cluster-nodes N    Nodes to scale sizes to (default: the partition's
                          TotalNodes, asked of scontrol).
@@ -206,6 +228,7 @@ SEE ALSO
 struct Options {
   los::sim_cli::WorkloadArgs workload;
   double compress = 60;
+  bool whole_seconds = true;  // --time-grain whole
   std::string partition;
   int cluster_nodes = 0;
   std::string policy = "easy";
@@ -228,6 +251,10 @@ bool parse_args(int argc, char** argv, Options& o) {
   using los::sim_cli::add_integer_option;
   using los::sim_cli::add_number_option;
   add_number_option(app, "--compress", o.compress, 1e-3, 1e6);
+  app.add_option_function<std::string>("--time-grain", [&](const std::string& v) {
+    if (v != "whole" && v != "exact") throw los::UsageError("--time-grain: expected whole or exact, got '" + v + "'");
+    o.whole_seconds = v == "whole";
+  });
   app.add_option("-p,--partition", o.partition);
   add_integer_option(app, "--cluster-nodes", o.cluster_nodes, 1, 10000000);
   app.add_option("--policy", o.policy);
@@ -412,6 +439,7 @@ int run(const Options& o) {
     nodes = *n;
   }
   los::Workload w = los::sim_cli::prepare_workload(o.workload, "los-sim replay", o.quiet, nodes);
+  if (o.whole_seconds) los::replay::round_to_whole_seconds(w.jobs, o.compress);
   std::vector<los::replay::SlurmRequest> requests;
   for (los::Job& j : w.jobs) {
     requests.push_back(los::replay::slurm_request(j, o.compress));
@@ -457,7 +485,16 @@ int run(const Options& o) {
   setenv("SLURM_TIME_FORMAT", "%s", 1);  // squeue prints epoch seconds
   Interruption interruption;
   Tracker tracker(job_name);
-  const auto t0 = Clock::now();
+  // With whole seconds, the first submission is made 50 ms into a second of
+  // the wall clock, so that every submission's recorded second is the one it
+  // was made in (sbatch returns well within the second).
+  const auto t0 = [&] {
+    const auto now = Clock::now();
+    if (!o.whole_seconds) return now;
+    const auto since_epoch = std::chrono::system_clock::now().time_since_epoch();
+    const auto into_second = since_epoch - std::chrono::duration_cast<std::chrono::seconds>(since_epoch);
+    return now + (std::chrono::seconds(1) - into_second) + std::chrono::milliseconds(50);
+  }();
   auto next_poll = t0;
   auto next_report = t0 + std::chrono::seconds(10);
   const auto report = [&] {
@@ -556,6 +593,7 @@ int run(const Options& o) {
     los::print_json(results, info, reports);
     nlohmann::json doc;
     doc["replay"] = {{"compress", o.compress},
+                     {"time_grain", o.whole_seconds ? "whole" : "exact"},
                      {"nodes", nodes},
                      {"partition", partition},
                      {"scheduler", scheduler},

@@ -23,6 +23,13 @@ struct SlurmRequest {
 };
 SlurmRequest slurm_request(const Job& job, double compress);
 
+// Moves submit times (from the first job's) and run times to multiples of
+// `compress` workload seconds, i.e. whole real seconds, rounding to the
+// nearest (half away from zero). Slurm records times in whole seconds: after
+// this, what the replay submits is exactly what Slurm's records can show and
+// what the prediction is given, so no rounding stands between the two.
+void round_to_whole_seconds(std::vector<Job>& jobs, double compress);
+
 // What Slurm recorded for one job, in epoch seconds.
 struct LiveRecord {
   std::string state;  // squeue's %T: COMPLETED, TIMEOUT, ...
