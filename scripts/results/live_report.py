@@ -86,6 +86,11 @@ for path in sorted(glob.glob(os.path.join(data, "*-r*.json"))):
 schedulers = [s for s in ORDER if s in runs] + sorted(s for s in runs if s not in ORDER)
 counts = sorted({len(v) for v in runs.values()})
 first = next(iter(runs.values()))[0][1] if runs else None
+# los-sim replay --time-grain of the runs (runs before the option had exact).
+grains = {d["replay"].get("time_grain", "exact") for v in runs.values() for _, d in v}
+if len(grains) > 1:
+    sys.exit(f"live_report.py: {data} mixes runs of --time-grain {' and '.join(sorted(grains))}")
+grain = grains.pop() if grains else "exact"
 
 out = []
 w = out.append
@@ -94,10 +99,11 @@ w("# Live: sched/los and Slurm's sched/backfill on a real cluster, and the simul
   else f"# Live at {C:g}x: the simulator held to sched/los on a real cluster")
 w("")
 minutes = statistics.mean(d["results"][1]["makespan_s"] for v in runs.values() for _, d in v) / C / 60
+grain_setting = "" if grain == "whole" else f"LIVE_TIME_GRAIN={grain} "
 if C == 1000 and has_backfill:
-    command = "scripts/results/live.sh            # LIVE_REPEATS=3 by default: 6 schedulers x 3 runs"
+    command = f"{grain_setting}scripts/results/live.sh            # LIVE_REPEATS=3 by default: 6 schedulers x 3 runs"
 else:
-    command = (f"LIVE_COMPRESS={C:g} LIVE_REPEATS={max(counts)} LIVE_PARALLEL={len(schedulers)} "
+    command = (f"{grain_setting}LIVE_COMPRESS={C:g} LIVE_REPEATS={max(counts)} LIVE_PARALLEL={len(schedulers)} "
                f"LIVE_SCHEDULERS=\"{' '.join(schedulers)}\" scripts/results/live.sh")
 w(f"Regenerate (as root, after a build with the plugin; about {minutes:.0f} minutes per run):")
 w("")
@@ -107,7 +113,7 @@ w("```")
 w("")
 w(f"The workload: jobs {int(skip) + 1}-{int(skip) + int(njobs)} of SDSC-SP2 (`--skip {skip} --jobs {njobs}`, "
   f"after los-sim's cleaning), sizes scaled from 128 to 32 nodes, arrivals rescaled to offered load {load}, "
-  f"replayed by `los-sim replay --compress {C:g}` on a local 32-node Slurm 22.05 cluster "
+  f"replayed by `los-sim replay --compress {C:g} --time-grain {grain}` on a local 32-node Slurm 22.05 cluster "
   "(`tests/cluster/cluster.sh`: one slurmctld and 32 slurmd on this 2-core host, select/linear, "
   "sleep jobs). Every run submits the same 300 jobs at the same (compressed) times; Slurm's records give "
   "each job's submit, start and end, in whole seconds.")
@@ -138,7 +144,13 @@ w(f"- **Time limits.** Slurm's limits are whole minutes: a job's limit is ceil(e
      f"{60 * C / 3600:.3g} h."))
 w(f"- **Whole seconds.** Slurm records times in whole seconds: every live time is a multiple of {C:g} "
   "workload seconds, and any real latency (the launch of a job, the report of its end, the scheduler's "
-  f"reaction) is multiplied by {C:g}.")
+  f"reaction) is multiplied by {C:g}."
+  + (f" With `--time-grain whole` the replay rounds every submit time and run time to the nearest whole real "
+     f"second ({C:g} workload seconds) before it submits, and the prediction is given the rounded jobs: what is "
+     "submitted is then what Slurm's records can show, and no rounding stands between the prediction and the "
+     "live run." if grain == "whole" else
+     " With `--time-grain exact` (these runs) the replay submits fractional sleeps and submit times, the "
+     "prediction has the trace's times, and Slurm's records round them."))
 w("")
 w("## Against Slurm's scheduler" if has_backfill else "## Live outcome")
 w("")
@@ -236,12 +248,15 @@ if los_sim:
           f"nearest whole real second ({C:g} workload seconds), as Slurm's records give run times back. Change of "
           "the mean wait and of the mean bounded slowdown (10 s bound) against the prediction itself, in percent. "
           "A policy whose prediction moves by more than 10 % under such nudges cannot be held to 10 % by one live "
-          "run, whatever the live path does.")
+          "run, whatever the live path does."
+          + (" These runs submitted whole-second run times (`--time-grain whole`), so the rounding column "
+             "changes nothing here." if grain == "whole" else ""))
         w("")
         w(table)
         w("")
 discussion = os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                          "live_discussion.md" if C == 1000 else f"live_discussion-x{C:g}.md")
+                          ("live_discussion" if C == 1000 else f"live_discussion-x{C:g}")
+                          + ("-whole" if grain == "whole" else "") + ".md")
 if os.path.exists(discussion):
     out.append(open(discussion).read().rstrip("\n"))
 print("\n".join(out))
