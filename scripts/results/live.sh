@@ -10,8 +10,9 @@
 #
 # Usage: scripts/results/live.sh [BUILD_DIR]   (default: build)
 # Settings (environment, with their defaults):
-#   LIVE_REPEATS=3         runs per scheduler (the confidence intervals need 2+)
-#   LIVE_COMPRESS=1000     workload seconds per real second (one run ~3-4 min)
+#   LIVE_REPEATS=2         runs per scheduler (the confidence intervals need 2+)
+#   LIVE_COMPRESS=60       workload seconds per real second (one run ~50 min: 60x keeps
+#                          SDSC-SP2's estimates, whose limits become whole minutes)
 #   LIVE_TIME_GRAIN=whole  los-sim replay --time-grain: whole (submit and run times
 #                          rounded to whole real seconds, in the replay and the
 #                          prediction alike) or exact (unrounded: the pages' runs
@@ -20,15 +21,15 @@
 #   LIVE_SCHEDULERS="backfill backfill-tuned easy conservative los tabu"
 #                          (a tabu entry may carry parameters: tabu:live-limit=0)
 #   LIVE_FIRST_REPEAT=1    number of the first repeat made (adds repeats to earlier ones)
-#   LIVE_PARALLEL=1        schedulers of one repeat run at once, each on its own cluster
+#   LIVE_PARALLEL=6        schedulers of one repeat run at once, each on its own cluster
 #                          (own directory and ports; started 20 s apart)
 #   LIVE_REPORT_ONLY=1     rewrite the page from the data of an earlier run on this machine
 #                          (the schedules, *.swf, are derived from the trace and not committed)
-# A run of the whole matrix: schedulers x repeats x ~4 min (~75 min for the
-# defaults). At another compression C the data go to docs/results/live/data-xC
-# and the page to docs/results/live-xC.md, with "-whole" after both names for
-# LIVE_TIME_GRAIN=whole (the fidelity runs: C = 60 keeps
-# SDSC-SP2's estimates and makes a run last about an hour). Runs repeat by repeat (every scheduler once, then again), so an
+# A run of the whole matrix with the defaults: 2 repeats x ~55 min (the six
+# schedulers of a repeat at once). At another compression C or with
+# LIVE_TIME_GRAIN=exact the data go to docs/results/live/data-xC[-exact] and the
+# page to docs/results/live-xC[-exact].md (the 1000x runs of live-x1000-exact.md
+# last 3-4 min each but erase the estimates). Runs repeat by repeat (every scheduler once, then again), so an
 # interrupted matrix still has whole repeats; each run's outcome is kept in
 # docs/results/live/data/SCHEDULER-rN.{json,latency.json,live.swf,pred.swf,as-run.swf}
 # (a rerun overwrites the runs it makes, keeps the others).
@@ -42,21 +43,24 @@ build="$(cd "${1:-$root/build}" && pwd)"
 sim="$build/bin/los-sim"
 traces="${LOS_TRACES:-$root/../shared/traces}"
 trace="$traces/SDSC-SP2-1998-4.2-cln.swf.gz"
-repeats="${LIVE_REPEATS:-3}"
-compress="${LIVE_COMPRESS:-1000}"
+repeats="${LIVE_REPEATS:-2}"
+compress="${LIVE_COMPRESS:-60}"
 skip="${LIVE_SKIP:-10000}"
 njobs="${LIVE_JOBS:-300}"
 load="${LIVE_LOAD:-0.9}"
 grain="${LIVE_TIME_GRAIN:-whole}"
 schedulers="${LIVE_SCHEDULERS:-backfill backfill-tuned easy conservative los tabu}"
 nodes=32
-parallel="${LIVE_PARALLEL:-1}"
+parallel="${LIVE_PARALLEL:-6}"
 first_repeat="${LIVE_FIRST_REPEAT:-1}"
 out="$root/docs/results/live"
 data="$out/data" page="$root/docs/results/live.md"
-[[ "$compress" == 1000 ]] || { data="$out/data-x$compress"; page="$root/docs/results/live-x$compress.md"; }
 [[ "$grain" == whole || "$grain" == exact ]] || { echo "live.sh: LIVE_TIME_GRAIN must be whole or exact" >&2; exit 2; }
-[[ "$grain" == exact ]] || { data="$data-whole"; page="${page%.md}-whole.md"; }
+if [[ "$compress" != 60 || "$grain" != whole ]]; then
+  variant="-x$compress"
+  [[ "$grain" == whole ]] || variant+="-exact"
+  data="$out/data$variant" page="$root/docs/results/live$variant.md"
+fi
 
 [[ -x "$sim" ]] || { echo "live.sh: $sim not found: build first" >&2; exit 1; }
 [[ -f "$build/lib/sched_los.so" ]] || { echo "live.sh: $build/lib/sched_los.so not found: build with the plugin" >&2; exit 1; }

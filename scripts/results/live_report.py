@@ -100,8 +100,10 @@ w("# Live: sched/los and Slurm's sched/backfill on a real cluster, and the simul
 w("")
 minutes = statistics.mean(d["results"][1]["makespan_s"] for v in runs.values() for _, d in v) / C / 60
 grain_setting = "" if grain == "whole" else f"LIVE_TIME_GRAIN={grain} "
-if C == 1000 and has_backfill:
-    command = f"{grain_setting}scripts/results/live.sh            # LIVE_REPEATS=3 by default: 6 schedulers x 3 runs"
+# The page's variant: none for the defaults of live.sh (60x, whole seconds).
+variant = "" if C == 60 and grain == "whole" else f"-x{C:g}" + ("" if grain == "whole" else "-exact")
+if not variant and has_backfill:
+    command = "scripts/results/live.sh            # 6 schedulers at once, LIVE_REPEATS=2 by default"
 else:
     command = (f"{grain_setting}LIVE_COMPRESS={C:g} LIVE_REPEATS={max(counts)} LIVE_PARALLEL={len(schedulers)} "
                f"LIVE_SCHEDULERS=\"{' '.join(schedulers)}\" scripts/results/live.sh")
@@ -255,8 +257,7 @@ if los_sim:
         w(table)
         w("")
 discussion = os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                          ("live_discussion" if C == 1000 else f"live_discussion-x{C:g}")
-                          + ("-whole" if grain == "whole" else "") + ".md")
+                          f"live_discussion{variant}.md")
 if os.path.exists(discussion):
     out.append(open(discussion).read().rstrip("\n"))
 print("\n".join(out))
