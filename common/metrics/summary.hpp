@@ -34,7 +34,7 @@ std::vector<UserFairness> user_fairness(const SimResult& r);
 
 struct Summary {
   std::string policy;
-  std::size_t jobs = 0;     // the jobs the per-job metrics cover
+  std::size_t jobs = 0;  // the jobs the per-job metrics cover
   std::size_t dropped = 0;
   // Records withdrawn by their users (--cancelled=withdraw): still waiting at
   // their cancel time, or started by the policy before it (and then ended at
@@ -43,7 +43,7 @@ struct Summary {
   std::size_t withdrawn_waiting = 0;
   std::size_t withdrawn_started = 0;
   std::size_t withdrawn_cut = 0;  // of the started: ended at their cancel time, not their estimate
-  std::size_t killed = 0;  // of the jobs the per-job metrics cover
+  std::size_t killed = 0;         // of the jobs the per-job metrics cover
   double mean_wait = 0, p50_wait = 0, p90_wait = 0, p99_wait = 0, max_wait = 0;
   double mean_response = 0;
   double mean_slowdown = 0;

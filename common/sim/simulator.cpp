@@ -250,8 +250,8 @@ class Engine {
       const JobQueue& queue = snap_.queue;  // read through const: its sizes stay known
       auto it = queue.end();
       if (queue_by_submit_) {
-        const auto [first, last] = std::equal_range(
-            queue.begin(), queue.end(), j, [](const Job& a, const Job& b) { return a.submit < b.submit; });
+        const auto by_submit = [](const Job& a, const Job& b) { return a.submit < b.submit; };
+        const auto [first, last] = std::equal_range(queue.begin(), queue.end(), j, by_submit);
         it = std::find_if(first, last, [&](const Job& q) { return q.id == j.id; });
         if (it == last) it = queue.end();
       } else {

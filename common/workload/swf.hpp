@@ -50,12 +50,12 @@ struct CleaningReport {
   std::size_t dropped_zero_size = 0;
   std::size_t dropped_oversize = 0;
   std::size_t dropped_unknown_runtime = 0;
-  std::size_t dropped_unknown_submit = 0;  // submit time -1
-  std::size_t dropped_cancelled = 0;       // run time -1, status 5: never ran
+  std::size_t dropped_unknown_submit = 0;       // submit time -1
+  std::size_t dropped_cancelled = 0;            // run time -1, status 5: never ran
   std::size_t dropped_cancel_time_unknown = 0;  // ditto, withdrawn but its wait is -1
   std::size_t withdrawn = 0;                    // ditto, kept with a cancel time (Withdraw)
-  std::size_t size_from_allocated = 0;     // requested size was -1
-  std::size_t estimate_from_runtime = 0;   // estimate was -1 or 0
+  std::size_t size_from_allocated = 0;          // requested size was -1
+  std::size_t estimate_from_runtime = 0;        // estimate was -1 or 0
   std::size_t runtime_over_estimate = 0;
   std::size_t cancelled = 0;     // run time 0 (kept)
   std::size_t out_of_order = 0;  // submit earlier than the line before

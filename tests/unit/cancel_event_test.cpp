@@ -95,8 +95,8 @@ TEST(CancelEvent, ConservativeCompressesAfterAWithdrawal) {
 // the record's units, starts then. A record whose estimate comes first is
 // killed at its estimate (job 3: t=10 + 100).
 TEST(CancelEvent, StartedRecordIsCutAtItsCancelTime) {
-  const Workload w = workload(10, {withdrawn(1, 0, 4, 1000, 300), job(2, 0, 8, 100), withdrawn(3, 10, 2, 100, 500),
-                                   job(4, 20, 4, 50)});
+  const Workload w = workload(
+      10, {withdrawn(1, 0, 4, 1000, 300), job(2, 0, 8, 100), withdrawn(3, 10, 2, 100, 500), job(4, 20, 4, 50)});
   const CheckedRun c = run_checked(w, "easy");
   EXPECT_TRUE(c.violations.empty()) << c.violations.front();
   const JobOutcome& cut = outcome(c.result, 1);

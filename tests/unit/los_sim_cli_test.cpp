@@ -183,8 +183,7 @@ TEST_F(LosSimCli, CancelledWithdrawReportsWithdrawnRecords) {
                                 << "3 6 -1 -1 -1 -1 -1 4 600 -1 5 1 1 -1 1 1 -1 -1\n";
   test::CommandResult r = los_sim("--cancelled=withdraw --check " + path("w5.swf"));
   ASSERT_EQ(r.status, 0) << r.output;
-  EXPECT_NE(r.output.find("1 cancelled before they ran at an unknown time (wait -1)"), std::string::npos)
-      << r.output;
+  EXPECT_NE(r.output.find("1 cancelled before they ran at an unknown time (wait -1)"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("1 jobs + 1 records withdrawn by their users (1 dropped)"), std::string::npos) << r.output;
   r = los_sim("--cancelled withdraw --quiet --format json --schedule-out " + path("w5-out.swf") + " " + path("w5.swf"));
   ASSERT_EQ(r.status, 0) << r.output;

@@ -120,10 +120,10 @@ TEST(Swf, CancelledBeforeRunningWithdrawnKeepsItsCancelTime) {
     const std::size_t a = record.find(' '), b = record.find(' ', a + 1), c = record.find(' ', b + 1);
     return record.replace(b + 1, c - b - 1, std::to_string(wait));
   };
-  const std::string text = "; MaxProcs: 8\n" + line(1, 0, 100, 2, 2, 200) +           // ran
-                           with_wait(line(2, 5, -1, -1, 4, 600, 5), 250) +           // cancelled after 250 s
-                           with_wait(line(3, 6, -1, -1, 2, 300, 5), -1) +            // cancel time unknown
-                           with_wait(line(4, 7, 30, 2, 2, 200, 5), 40);              // ran 30 s: kept as is
+  const std::string text = "; MaxProcs: 8\n" + line(1, 0, 100, 2, 2, 200) +  // ran
+                           with_wait(line(2, 5, -1, -1, 4, 600, 5), 250) +   // cancelled after 250 s
+                           with_wait(line(3, 6, -1, -1, 2, 300, 5), -1) +    // cancel time unknown
+                           with_wait(line(4, 7, 30, 2, 2, 200, 5), 40);      // ran 30 s: kept as is
   SwfReadOptions withdraw;
   withdraw.cancelled = CancelledRecords::Withdraw;
   const Workload w = parse_swf(text, "t.swf", withdraw);
