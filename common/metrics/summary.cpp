@@ -10,6 +10,7 @@ std::vector<JobMetrics> job_metrics(const SimResult& r, double bsld_tau) {
   std::vector<JobMetrics> out;
   out.reserve(r.jobs.size());
   for (const JobOutcome& o : r.jobs) {
+    if (o.withdrawn()) continue;
     const double response = static_cast<double>(o.response());
     const double run = static_cast<double>(o.executed);
     out.push_back({static_cast<double>(o.wait()), response, response / std::max(run, 1.0),
@@ -26,6 +27,7 @@ std::vector<UserFairness> user_fairness(const SimResult& r) {
   };
   std::map<int, Totals> users;
   for (const JobOutcome& o : r.jobs) {
+    if (o.withdrawn()) continue;
     Totals& t = users[o.job.user];
     ++t.jobs;
     t.wait += static_cast<double>(std::max<Time>(0, o.wait()));
@@ -52,30 +54,41 @@ double percentile(const std::vector<double>& sorted, double p) {
 Summary summarize(const SimResult& r, double bsld_tau) {
   Summary s;
   s.policy = r.policy;
-  s.jobs = r.jobs.size();
   s.dropped = r.dropped;
   s.wall_seconds = r.wall_seconds;
   s.mean_queue_length = r.steps ? r.queue_length_sum / static_cast<double>(r.steps) : 0;
   if (r.jobs.empty()) return s;
 
   const std::vector<JobMetrics> m = job_metrics(r, bsld_tau);
+  s.jobs = m.size();
   std::vector<double> waits;
   waits.reserve(m.size());
+  for (const JobMetrics& x : m) {
+    waits.push_back(x.wait);
+    s.mean_wait += x.wait;
+    s.mean_response += x.response;
+    s.mean_slowdown += x.slowdown;
+    s.mean_bsld += x.bounded_slowdown;
+  }
+  // The machine's time and work: every job, withdrawn records included
+  // where they held units.
   double first_submit = static_cast<double>(r.jobs.front().job.submit);
   double last_end = 0;
   double work = 0;
-  for (std::size_t i = 0; i < m.size(); ++i) {
-    const JobOutcome& o = r.jobs[i];
-    waits.push_back(m[i].wait);
-    s.mean_wait += m[i].wait;
-    s.mean_response += m[i].response;
-    s.mean_slowdown += m[i].slowdown;
-    s.mean_bsld += m[i].bounded_slowdown;
+  for (const JobOutcome& o : r.jobs) {
     first_submit = std::min(first_submit, static_cast<double>(o.job.submit));
     last_end = std::max(last_end, static_cast<double>(o.end));
     work += static_cast<double>(o.executed) * o.job.size;
-    if (o.killed) ++s.killed;
+    if (!o.withdrawn()) {
+      if (o.killed) ++s.killed;
+    } else if (o.start < 0) {
+      ++s.withdrawn_waiting;
+    } else {
+      ++s.withdrawn_started;
+      if (o.cut) ++s.withdrawn_cut;
+    }
   }
+  if (m.empty()) return s;
   const double n = static_cast<double>(m.size());
   s.mean_wait /= n;
   s.mean_response /= n;

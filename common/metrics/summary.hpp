@@ -9,7 +9,10 @@
 
 namespace los {
 
-// Per-job metrics, in workload order.
+// Per-job metrics, in workload order, of the jobs of the workload: every job
+// but the records their users withdrew (JobOutcome::withdrawn; they never
+// ran in reality). The same jobs in every schedule of one workload, so two
+// schedules pair job by job.
 struct JobMetrics {
   double wait;
   double response;
@@ -20,7 +23,8 @@ struct JobMetrics {
 std::vector<JobMetrics> job_metrics(const SimResult& r, double bsld_tau);
 
 // Normalized user wait time of each user: total wait / max(1, total
-// run time x size) over the user's jobs.
+// run time x size) over the user's jobs (withdrawn records left out, as in
+// job_metrics).
 struct UserFairness {
   int user;
   int jobs;
@@ -30,9 +34,16 @@ std::vector<UserFairness> user_fairness(const SimResult& r);
 
 struct Summary {
   std::string policy;
-  std::size_t jobs = 0;
+  std::size_t jobs = 0;  // the jobs the per-job metrics cover
   std::size_t dropped = 0;
-  std::size_t killed = 0;
+  // Records withdrawn by their users (--cancelled=withdraw): still waiting at
+  // their cancel time, or started by the policy before it (and then ended at
+  // their cancel time or their estimate). Their units count in utilization
+  // and loss of capacity; they are in no per-job metric.
+  std::size_t withdrawn_waiting = 0;
+  std::size_t withdrawn_started = 0;
+  std::size_t withdrawn_cut = 0;  // of the started: ended at their cancel time, not their estimate
+  std::size_t killed = 0;         // of the jobs the per-job metrics cover
   double mean_wait = 0, p50_wait = 0, p90_wait = 0, p99_wait = 0, max_wait = 0;
   double mean_response = 0;
   double mean_slowdown = 0;

@@ -39,6 +39,11 @@ struct Job {
   // simulated job is; on a live partition only a job that opted in
   // (docs/gang-live.md): the migration policies never move another started job.
   bool migratable = true;
+  // Seconds after submission at which the user withdraws the job (a trace
+  // record cancelled before it ran, read with los-sim --cancelled=withdraw):
+  // it leaves the queue then, or ends then if it was started. -1: never.
+  // Simulation only: no policy may read it (the cancel is exogenous).
+  Time cancel_lag = -1;
 };
 
 }  // namespace los

@@ -22,6 +22,16 @@ std::vector<std::string> InvariantChecker::check(const SimResult& r, bool kill_a
   };
   for (const JobOutcome& o : r.jobs) {
     const std::string id = "job " + std::to_string(o.job.id);
+    if (o.withdrawn()) {
+      // Withdrawn by its user: it may never have started, and it cannot run
+      // past its cancel time.
+      if (o.start < 0 && o.end < 0) continue;
+      const Time cancel = o.job.submit + o.job.cancel_lag;
+      if (o.end > cancel)
+        add(id + " ends at " + std::to_string(o.end) + ", after its cancel time " + std::to_string(cancel));
+      if (o.start >= cancel)
+        add(id + " starts at " + std::to_string(o.start) + ", not before its cancel time " + std::to_string(cancel));
+    }
     if (o.start < 0 || o.end < 0) {
       add(id + " never ran");
       continue;

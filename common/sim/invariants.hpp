@@ -3,6 +3,9 @@
 // `los-sim --check`.
 //   - capacity: executing jobs never hold more units than the machine has;
 //   - causality: no job starts before its submit time or ends before it starts;
+//     every job runs, but a record withdrawn by its user (Job::cancel_lag)
+//     that was still waiting at its cancel time; a withdrawn record that ran
+//     started before its cancel time and ended no later than it;
 //   - promises: no job starts later than the first reservation its policy
 //     gave it (EASY's head job, every job under conservative). This holds
 //     only while jobs end by their estimates, so it is checked only with

@@ -28,7 +28,7 @@ struct JobState {
 
 struct Event {
   Time time;
-  std::uint8_t kind;  // 0 completion, 1 wake-up: completions first at one instant
+  std::uint8_t kind;  // 0 completion, 1 cancel (Job::cancel_lag), 2 wake-up: in this order at one instant
   std::uint64_t seq;
   std::uint32_t job;
   std::uint32_t version;
@@ -92,6 +92,9 @@ class Engine {
             complete(e.job, t);
             unseen_ = true;
           }
+        } else if (e.kind == 1) {
+          cancel(e.job, t);
+          unseen_ = true;
         } else if (e.version == wake_version_) {
           unseen_ = true;
         }
@@ -138,12 +141,23 @@ class Engine {
     return "policy " + policy_->name() + " at t=" + std::to_string(snap_.now) + ", job " + std::to_string(id);
   }
 
+  // The work a job asks for. A withdrawn record never ran, so its run time
+  // is unknown: started, it would run until its estimate (or its cancel).
+  Time work_of(const Job& j) const {
+    return j.cancel_lag >= 0 ? j.estimate : effective_runtime(j, options_.kill_at_estimate);
+  }
+
   void arrive(std::uint32_t i) {
     if (options_.on_submit) submit_hook(i);
     const Job& j = jobs_[i];
     JobState& s = state_[i];
+    if (j.cancel_lag == 0) {  // withdrawn at its submission: the policy never sees it
+      s.state = State::Done;
+      return;
+    }
+    if (j.cancel_lag > 0) events_.push({j.submit + j.cancel_lag, 1, seq_++, i, 0});
     s.state = State::Queued;
-    s.remaining = effective_runtime(j, options_.kill_at_estimate);
+    s.remaining = work_of(j);
     if (snap_.queue.empty()) {
       queue_by_submit_ = true;
     } else if (j.submit < std::as_const(snap_.queue).back().submit) {
@@ -216,9 +230,50 @@ class Engine {
     s.state = State::Done;
     o.end = t;
     const Job& j = jobs_[i];
-    o.executed = effective_runtime(j, options_.kill_at_estimate);
-    o.killed = o.executed < j.runtime;
+    o.executed = work_of(j);
+    // A withdrawn record that reaches its estimate before its cancel time
+    // is killed there (it asked for more than its limit, or would have).
+    o.killed = j.cancel_lag >= 0 ? options_.kill_at_estimate : o.executed < j.runtime;
     snap_.free_units += j.size;
+    const RunningJob& r = snap_.running[s.run_index];
+    snap_.events.push_back({SnapshotEvent::Kind::Ended, j.id, j.size, r.start, j.estimate});
+    remove_running(i);
+  }
+
+  // The user's cancel of a withdrawn record (Job::cancel_lag) at t: waiting,
+  // it leaves the queue as a live scancel takes it; running (executing or
+  // suspended), it ends here. Ended already (at its estimate): nothing.
+  void cancel(std::uint32_t i, Time t) {
+    JobState& s = state_[i];
+    const Job& j = jobs_[i];
+    if (s.state == State::Queued) {
+      const JobQueue& queue = snap_.queue;  // read through const: its sizes stay known
+      auto it = queue.end();
+      if (queue_by_submit_) {
+        const auto by_submit = [](const Job& a, const Job& b) { return a.submit < b.submit; };
+        const auto [first, last] = std::equal_range(queue.begin(), queue.end(), j, by_submit);
+        it = std::find_if(first, last, [&](const Job& q) { return q.id == j.id; });
+        if (it == last) it = queue.end();
+      } else {
+        it = std::find_if(queue.begin(), queue.end(), [&](const Job& q) { return q.id == j.id; });
+      }
+      if (it == queue.end()) throw SimulationError(who(j.id) + ": a waiting job missing from the queue");
+      snap_.queue.erase(it);
+      s.state = State::Done;
+      snap_.events.push_back({SnapshotEvent::Kind::Withdrawn, j.id, j.size, 0, j.estimate});
+      return;
+    }
+    if (s.state != State::Executing && s.state != State::Suspended) return;
+    JobOutcome& o = result_.jobs[i];
+    if (s.state == State::Executing) {
+      account_progress(i);
+      snap_.free_units += j.size;
+    }
+    ++s.version;  // its completion is off
+    s.state = State::Done;
+    o.end = t;
+    o.executed = work_of(j) - s.remaining;
+    o.cut = true;
     const RunningJob& r = snap_.running[s.run_index];
     snap_.events.push_back({SnapshotEvent::Kind::Ended, j.id, j.size, r.start, j.estimate});
     remove_running(i);
@@ -306,7 +361,7 @@ class Engine {
           remove_running(i);
           s.state = State::Queued;
           s.stall = 0;
-          s.remaining = effective_runtime(j, options_.kill_at_estimate);
+          s.remaining = work_of(j);
           result_.jobs[i].start = -1;
           // Back in the queue at its place by submit time.
           // (Read through const: the queue's sizes stay known, JobQueue.)
@@ -323,7 +378,7 @@ class Engine {
     admitted_ = std::min(step.admitted, snap_.queue.size());
     if (step.wakeup < kTimeInfinity && step.wakeup > snap_.now) {
       ++wake_version_;
-      events_.push({step.wakeup, 1, seq_++, 0, wake_version_});
+      events_.push({step.wakeup, 2, seq_++, 0, wake_version_});
     }
   }
 

@@ -12,6 +12,13 @@
 // (start, suspend, resume). With kill_at_estimate (the default) a job's work
 // is min(run time, estimate): its limit counts execution time.
 //
+// A job with a cancel lag (Job::cancel_lag, a trace record cancelled before
+// it ran, read with los-sim --cancelled=withdraw) is withdrawn by its user at
+// submit + lag, whatever the policy did: still waiting, it leaves the queue
+// (the policy sees a Withdrawn event, as for a live scancel); started, it
+// ends then (an Ended event), unless its estimate ended it first. Its work is
+// its estimate: its run time is unknown (it never ran).
+//
 // The simulator checks every decision against the machine: a start or resume
 // beyond the free units, or of a job in the wrong state, is a policy bug and
 // throws SimulationError naming the policy, time and job.
@@ -64,7 +71,13 @@ struct JobOutcome {
   Time end = -1;
   Time executed = 0;    // dedicated run time actually done
   bool killed = false;  // stopped at its estimate
+  bool cut = false;     // a withdrawn record that was running: ended by its user's cancel
   int suspensions = 0;
+
+  // A record its user withdrew (Job::cancel_lag): not a job of the workload
+  // for the per-job metrics (it never ran in reality). It waited until its
+  // cancel time when start < 0; else it ran from start to end.
+  bool withdrawn() const { return job.cancel_lag >= 0; }
 
   Time wait() const { return start - job.submit; }
   Time response() const { return end - job.submit; }

@@ -249,11 +249,26 @@ class SwfParser {
     }
     long long runtime = run;
     // Cancelled before it ran: no run time (-1), status 5 (see
-    // SwfReadOptions::keep_cancelled).
+    // CancelledRecords).
     if (runtime < 0 && status == 5) {
-      if (!options_.keep_cancelled) {
-        ++report_.dropped_cancelled;
-        return;
+      switch (options_.cancelled) {
+        case CancelledRecords::Drop:
+          ++report_.dropped_cancelled;
+          return;
+        case CancelledRecords::Keep:
+          break;
+        case CancelledRecords::Withdraw: {
+          // The wait field is read only here: other records keep their
+          // reading (and their errors) whatever it holds.
+          const long long wait = time_field(2, kLongMin);
+          if (wait < -1) throw field_error(2, "negative wait time " + std::to_string(wait));
+          if (wait == -1) {
+            ++report_.dropped_cancel_time_unknown;
+            return;
+          }
+          j.cancel_lag = wait;
+          break;
+        }
       }
       runtime = 0;
     }
@@ -267,7 +282,11 @@ class SwfParser {
     }
     j.size = static_cast<int>(std::min<long long>(size, 1 << 30));
     j.runtime = runtime;
-    if (runtime == 0) ++report_.cancelled;
+    if (j.cancel_lag >= 0) {
+      ++report_.withdrawn;
+    } else if (runtime == 0) {
+      ++report_.cancelled;
+    }
     long long estimate = req_time;
     if (estimate <= 0) {
       estimate = std::max<long long>(runtime, 1);

@@ -9,8 +9,11 @@
 //   size above the machine     dropped, counted
 //   submit time -1 (unknown)   dropped, counted
 //   run time -1, status 5      cancelled before it ran: dropped, counted
-//                              (SwfReadOptions::keep_cancelled keeps it as
-//                              a zero-length job that waits in the queue)
+//                              (SwfReadOptions::cancelled: Keep keeps it as
+//                              a zero-length job that waits in the queue;
+//                              Withdraw keeps it with a cancel time, submit
+//                              + wait, and drops and counts it when its wait
+//                              is -1)
 //   run time -1 otherwise      unknown: dropped, counted
 //   run time 0                 kept: it waits, starts and ends at once
 //   estimate -1 or 0           the run time is the estimate (at least 1 s)
@@ -47,16 +50,19 @@ struct CleaningReport {
   std::size_t dropped_zero_size = 0;
   std::size_t dropped_oversize = 0;
   std::size_t dropped_unknown_runtime = 0;
-  std::size_t dropped_unknown_submit = 0;  // submit time -1
-  std::size_t dropped_cancelled = 0;       // run time -1, status 5: never ran
-  std::size_t size_from_allocated = 0;     // requested size was -1
-  std::size_t estimate_from_runtime = 0;   // estimate was -1 or 0
+  std::size_t dropped_unknown_submit = 0;       // submit time -1
+  std::size_t dropped_cancelled = 0;            // run time -1, status 5: never ran
+  std::size_t dropped_cancel_time_unknown = 0;  // ditto, withdrawn but its wait is -1
+  std::size_t withdrawn = 0;                    // ditto, kept with a cancel time (Withdraw)
+  std::size_t size_from_allocated = 0;          // requested size was -1
+  std::size_t estimate_from_runtime = 0;        // estimate was -1 or 0
   std::size_t runtime_over_estimate = 0;
   std::size_t cancelled = 0;     // run time 0 (kept)
   std::size_t out_of_order = 0;  // submit earlier than the line before
 
   std::size_t dropped() const {
-    return dropped_zero_size + dropped_oversize + dropped_unknown_runtime + dropped_unknown_submit + dropped_cancelled;
+    return dropped_zero_size + dropped_oversize + dropped_unknown_runtime + dropped_unknown_submit + dropped_cancelled +
+           dropped_cancel_time_unknown;
   }
 };
 
@@ -72,15 +78,22 @@ struct Workload {
 // 100): a longer one is an error, read no further than this.
 inline constexpr std::size_t kSwfMaxLineBytes = 64 * 1024;
 
+// What becomes of a record cancelled before it ran (run time -1, status 5).
+// Its wait field is the time from submission until the user cancelled it.
+enum class CancelledRecords {
+  Drop,      // dropped and counted: it used no processors (los-sim's default)
+  Keep,      // a zero-length job that waits until the simulated scheduler
+             // starts it (los-sim --cancelled=keep, alias --keep-cancelled)
+  Withdraw,  // kept with its size and estimate, run time 0 (it did no work
+             // in reality) and Job::cancel_lag = its wait: the simulator
+             // withdraws it then (--cancelled=withdraw). Wait -1: dropped,
+             // counted as dropped_cancel_time_unknown.
+};
+
 struct SwfReadOptions {
   // Machine size; 0 takes it from the header (MaxProcs, else MaxNodes).
   int units = 0;
-  // A record cancelled before it ran (run time -1, status 5) is dropped: it
-  // used no processors, and its wait field is the time until the user
-  // cancelled it, which a replay without cancel events cannot reproduce.
-  // true keeps it as a zero-length job that waits until the simulated
-  // scheduler starts it (los-sim --keep-cancelled; los-sim's earlier default).
-  bool keep_cancelled = false;
+  CancelledRecords cancelled = CancelledRecords::Drop;
 };
 
 // Reads and cleans an SWF file (".gz" or plain; gzip is detected by content).

@@ -172,6 +172,52 @@ TEST_F(LosSimCli, CancelledBeforeRunningIsDroppedByDefaultAndKeptOnRequest) {
   EXPECT_EQ(nlohmann::json::parse(r.output)[0]["jobs"], 2);
 }
 
+// --cancelled=withdraw: the record (cancelled 600 s after its submission)
+// waits behind job 1 and leaves the queue at t=605; its wait -1 sibling is
+// dropped under its own count. --keep-cancelled with another --cancelled is
+// a usage error; a replay refuses withdraw.
+TEST_F(LosSimCli, CancelledWithdrawReportsWithdrawnRecords) {
+  std::ofstream(path("w5.swf")) << "; MaxProcs: 4\n"
+                                << "1 0 -1 1000 2 -1 -1 2 1000 -1 1 1 1 -1 1 1 -1 -1\n"
+                                << "2 5 600 -1 -1 -1 -1 4 600 -1 5 1 1 -1 1 1 -1 -1\n"
+                                << "3 6 -1 -1 -1 -1 -1 4 600 -1 5 1 1 -1 1 1 -1 -1\n";
+  test::CommandResult r = los_sim("--cancelled=withdraw --check " + path("w5.swf"));
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("1 cancelled before they ran at an unknown time (wait -1)"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("1 jobs + 1 records withdrawn by their users (1 dropped)"), std::string::npos) << r.output;
+  r = los_sim("--cancelled withdraw --quiet --format json --schedule-out " + path("w5-out.swf") + " " + path("w5.swf"));
+  ASSERT_EQ(r.status, 0) << r.output;
+  const nlohmann::json j = nlohmann::json::parse(r.output)[0];
+  EXPECT_EQ(j["jobs"], 1);
+  EXPECT_EQ(j["withdrawn_records"], 1);
+  EXPECT_EQ(j["withdrawn_waiting"], 1);
+  EXPECT_EQ(j["withdrawn_started"], 0);
+  // Read back under the same reading, the schedule has the record as the trace had it.
+  SwfReadOptions withdraw;
+  withdraw.cancelled = CancelledRecords::Withdraw;
+  const Workload back = read_swf(path("w5-out.swf"), withdraw);
+  ASSERT_EQ(back.jobs.size(), 2u);
+  EXPECT_EQ(back.jobs[1].cancel_lag, 600);
+  // The default output has none of the withdraw keys (digests stay put).
+  r = los_sim("--quiet --format json " + path("w5.swf"));
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_FALSE(nlohmann::json::parse(r.output)[0].contains("withdrawn_waiting")) << r.output;
+
+  r = los_sim("--keep-cancelled --cancelled=withdraw " + path("w5.swf"));
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find("--keep-cancelled (an alias of --cancelled=keep) contradicts --cancelled=withdraw"),
+            std::string::npos)
+      << r.output;
+  EXPECT_EQ(los_sim("--keep-cancelled --cancelled=keep --quiet " + path("w5.swf")).status, 0);
+  r = los_sim("--cancelled=sometimes " + path("w5.swf"));
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find("--cancelled: expected drop, keep or withdraw, got 'sometimes'"), std::string::npos)
+      << r.output;
+  r = los_sim("replay --dry-run --cluster-nodes 4 --cancelled=withdraw " + path("w5.swf"));
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find("--cancelled=withdraw cannot be replayed"), std::string::npos) << r.output;
+}
+
 TEST_F(LosSimCli, ScheduleOutIsReadableSwf) {
   const test::CommandResult r =
       los_sim("--policy easy,fcfs --quiet --schedule-out " + path("s.swf") + " " + path("w.swf"));

@@ -100,7 +100,7 @@ TEST(Swf, CancelledBeforeRunningIsDroppedUnlessKept) {
   EXPECT_EQ(dropped.jobs[1].runtime, 30);
 
   SwfReadOptions keep;
-  keep.keep_cancelled = true;
+  keep.cancelled = CancelledRecords::Keep;
   const Workload kept = parse_swf(text, "t.swf", keep);
   EXPECT_EQ(kept.cleaning.dropped_cancelled, 0u);
   EXPECT_EQ(kept.cleaning.dropped(), 1u);
@@ -110,6 +110,46 @@ TEST(Swf, CancelledBeforeRunningIsDroppedUnlessKept) {
   EXPECT_EQ(kept.jobs[1].runtime, 0);
   EXPECT_EQ(kept.jobs[1].size, 4);
   EXPECT_EQ(kept.jobs[1].estimate, 600);
+}
+
+// --cancelled=withdraw: a record cancelled before it ran keeps its size and
+// estimate, run time 0, and its wait field as the cancel lag; with wait -1
+// (its cancel time unknown) it is dropped under its own count.
+TEST(Swf, CancelledBeforeRunningWithdrawnKeepsItsCancelTime) {
+  auto with_wait = [](std::string record, long long wait) {
+    const std::size_t a = record.find(' '), b = record.find(' ', a + 1), c = record.find(' ', b + 1);
+    return record.replace(b + 1, c - b - 1, std::to_string(wait));
+  };
+  const std::string text = "; MaxProcs: 8\n" + line(1, 0, 100, 2, 2, 200) +  // ran
+                           with_wait(line(2, 5, -1, -1, 4, 600, 5), 250) +   // cancelled after 250 s
+                           with_wait(line(3, 6, -1, -1, 2, 300, 5), -1) +    // cancel time unknown
+                           with_wait(line(4, 7, 30, 2, 2, 200, 5), 40);      // ran 30 s: kept as is
+  SwfReadOptions withdraw;
+  withdraw.cancelled = CancelledRecords::Withdraw;
+  const Workload w = parse_swf(text, "t.swf", withdraw);
+  EXPECT_EQ(w.cleaning.dropped_cancelled, 0u);
+  EXPECT_EQ(w.cleaning.dropped_cancel_time_unknown, 1u);
+  EXPECT_EQ(w.cleaning.dropped(), 1u);
+  EXPECT_EQ(w.cleaning.withdrawn, 1u);
+  EXPECT_EQ(w.cleaning.cancelled, 0u);
+  ASSERT_EQ(w.jobs.size(), 3u);
+  EXPECT_EQ(w.jobs[0].cancel_lag, -1);
+  EXPECT_EQ(w.jobs[1].id, 2);
+  EXPECT_EQ(w.jobs[1].cancel_lag, 250);
+  EXPECT_EQ(w.jobs[1].runtime, 0);
+  EXPECT_EQ(w.jobs[1].size, 4);
+  EXPECT_EQ(w.jobs[1].estimate, 600);
+  EXPECT_EQ(w.jobs[2].id, 4);
+  EXPECT_EQ(w.jobs[2].cancel_lag, -1);
+  EXPECT_EQ(w.jobs[2].runtime, 30);
+  // The default reading ignores the wait field; withdraw refuses a bad one.
+  EXPECT_EQ(parse_swf(text, "t.swf").jobs.size(), 2u);
+  try {
+    parse_swf("; MaxProcs: 8\n" + with_wait(line(2, 5, -1, -1, 4, 600, 5), -7), "t.swf", withdraw);
+    ADD_FAILURE() << "no error for wait -7";
+  } catch (const WorkloadError& e) {
+    EXPECT_NE(std::string(e.what()).find("field 3 (wait time): negative wait time -7"), std::string::npos) << e.what();
+  }
 }
 
 TEST(Swf, MalformedInputNamesFileLineAndField) {

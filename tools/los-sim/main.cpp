@@ -66,10 +66,24 @@ OPTIONS
     --no-kill            Let jobs run past their estimate (default: killed at it).
     --perfect-estimates  Set every estimate to the job's run time (at least 1 s),
                          as the fairness paper does (default: the trace's).
-    --keep-cancelled     Keep records cancelled before they ran (run time -1,
-                         status 5) as zero-length jobs that wait in the queue
-                         until started (default: dropped and counted; they used
-                         no processors).
+    --cancelled drop|keep|withdraw
+                         What becomes of a record cancelled before it ran (run
+                         time -1, status 5; its wait field is the time until
+                         its user cancelled it). drop (the default): dropped
+                         and counted; it used no processors. keep: a
+                         zero-length job that waits until the policy starts
+                         it. withdraw: kept with its size and estimate; its
+                         user withdraws it at submit + wait: still waiting,
+                         it leaves the queue then; started by the policy, it
+                         runs until then or until its estimate, whichever
+                         comes first. A record whose wait is -1 is dropped and
+                         counted. Withdrawn records are in no per-job metric
+                         (wait, response, slowdown, fairness, the paired
+                         differences) but count in utilization and loss of
+                         capacity where they held units; the output says how
+                         many were withdrawn waiting and after their start.
+    --keep-cancelled     The same as --cancelled keep (kept for old scripts);
+                         with another --cancelled value it is a usage error.
     --bsld-tau S         Bounded-slowdown threshold in seconds (default: 10).
     --batches B          Batches for the confidence intervals (default: 20).
     --format F           table (default) or json: an array with one object per policy;
@@ -212,6 +226,9 @@ int run(const Options& o) {
   info.bsld_tau = o.bsld_tau;
   info.batches = o.batches;
   info.kill_at_estimate = o.workload.kill;
+  info.withdraw = los::sim_cli::cancelled_records(o.workload) == los::CancelledRecords::Withdraw;
+  info.withdrawn = static_cast<std::size_t>(
+      std::count_if(w.jobs.begin(), w.jobs.end(), [](const los::Job& j) { return j.cancel_lag >= 0; }));
 
   std::vector<los::SimResult> results;
   int status = 0;

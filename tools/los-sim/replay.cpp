@@ -203,6 +203,10 @@ OPTIONS
     --skip N             Drop the first N jobs (default: 0).
     --jobs N             Keep N jobs after --skip (default: all).
     --perfect-estimates  Set every estimate to the job's run time (at least 1 s).
+    --cancelled drop|keep
+                         Records cancelled before they ran (as los-sim;
+                         default: drop). withdraw is refused: the replay has
+                         no cancel events.
     --keep-cancelled     Keep records cancelled before they ran (as los-sim).
     --bsld-tau S         Bounded-slowdown threshold in seconds (default: 10).
     --batches B          Batches for the confidence intervals (default: 20).
@@ -284,6 +288,9 @@ bool parse_args(int argc, char** argv, Options& o) {
   if (o.workload.workload.empty()) throw los::UsageError(cli.usage_hint("no workload given"));
   if (!o.workload.kill) {
     throw los::UsageError(cli.usage_hint("--no-kill cannot be replayed: Slurm ends a job at its time limit"));
+  }
+  if (los::sim_cli::cancelled_records(o.workload) == los::CancelledRecords::Withdraw) {
+    throw los::UsageError(cli.usage_hint("--cancelled=withdraw cannot be replayed: the replay has no cancel events"));
   }
   return true;
 }

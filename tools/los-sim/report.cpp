@@ -78,8 +78,9 @@ void print_columns(std::ostream& out, const std::vector<std::vector<std::string>
 
 void print_table(std::ostream& out, const RunInfo& info, const std::vector<PolicyReport>& reports) {
   out << "workload  " << info.workload << "\n";
-  out << "machine   " << info.units << " units, " << info.jobs << " jobs (" << info.dropped
-      << " dropped), offered load " << fixed(info.offered_load, 3)
+  out << "machine   " << info.units << " units, " << info.jobs - info.withdrawn << " jobs";
+  if (info.withdraw) out << " + " << info.withdrawn << " records withdrawn by their users";
+  out << " (" << info.dropped << " dropped), offered load " << fixed(info.offered_load, 3)
       << (info.kill_at_estimate ? ", jobs killed at their estimate" : ", jobs may overrun their estimate") << "\n\n";
 
   struct Row {
@@ -111,6 +112,19 @@ void print_table(std::ostream& out, const RunInfo& info, const std::vector<Polic
   for (const Row& row : rows) {
     table.push_back({row.label});
     for (const PolicyReport& r : reports) table.back().push_back(row.value(r.summary));
+  }
+  if (info.withdraw) {
+    // What became of the withdrawn records: in no row above but utilization,
+    // loss of capacity, makespan and queue length.
+    static const Row withdrawn_rows[] = {
+        {"withdrawn while waiting", [](const Summary& s) { return std::to_string(s.withdrawn_waiting); }},
+        {"withdrawn after start", [](const Summary& s) { return std::to_string(s.withdrawn_started); }},
+        {"  of which cut at cancel", [](const Summary& s) { return std::to_string(s.withdrawn_cut); }},
+    };
+    for (const Row& row : withdrawn_rows) {
+      table.push_back({row.label});
+      for (const PolicyReport& r : reports) table.back().push_back(row.value(r.summary));
+    }
   }
   print_columns(out, table, /*right_aligned_from=*/1);
   if (reports.size() > 1) {
@@ -157,6 +171,13 @@ void print_json(std::ostream& out, const RunInfo& info, const std::vector<Policy
     o["fairness_F"] = s.fairness_F;
     o["mean_nuwt"] = s.mean_nuwt;
     o["mean_queue_length"] = s.mean_queue_length;
+    if (info.withdraw) {
+      o["cancelled"] = "withdraw";
+      o["withdrawn_records"] = info.withdrawn;
+      o["withdrawn_waiting"] = s.withdrawn_waiting;
+      o["withdrawn_started"] = s.withdrawn_started;
+      o["withdrawn_cut"] = s.withdrawn_cut;
+    }
     o["wall_s"] = s.wall_seconds;
     if (i > 0) {
       const Comparison& c = reports[i].vs_baseline;
@@ -181,9 +202,16 @@ void write_schedule(const std::string& path, const SimResult& r, const Workload&
   records.reserve(r.jobs.size());
   for (const JobOutcome& o : r.jobs) {
     SwfRecord rec = swf_record(o.job);
+    if (o.withdrawn() && o.start < 0) {
+      rec.wait = o.job.cancel_lag;
+      rec.runtime = -1;
+      rec.status = 5;
+      records.push_back(rec);
+      continue;
+    }
     rec.wait = o.wait();
     rec.runtime = o.executed;
-    rec.status = o.killed ? 0 : 1;
+    rec.status = o.cut ? 5 : o.killed ? 0 : 1;
     records.push_back(rec);
   }
   write_swf(out, header, records);

@@ -32,6 +32,10 @@ struct RunInfo {
   double bsld_tau = 10;
   std::size_t batches = 20;
   bool kill_at_estimate = true;
+  // --cancelled=withdraw: the workload's records withdrawn by their users
+  // (among `jobs`); the table and JSON then report what became of them.
+  bool withdraw = false;
+  std::size_t withdrawn = 0;
 };
 
 std::vector<PolicyReport> build_reports(const std::vector<SimResult>& results, double bsld_tau, std::size_t batches);
@@ -40,7 +44,10 @@ void print_table(std::ostream& out, const RunInfo& info, const std::vector<Polic
 void print_json(std::ostream& out, const RunInfo& info, const std::vector<PolicyReport>& reports);
 
 // Writes a schedule as SWF: each job's record with its wait, the run time it
-// executed and status 0 when killed at its estimate, else 1. The header names
+// executed and status 0 when killed at its estimate, else 1. A withdrawn
+// record (--cancelled=withdraw) still waiting at its cancel time is written
+// as the trace had it: wait = its cancel lag, run time -1, status 5; one cut
+// at its cancel time while running has status 5. The header names
 // `title`, the policy, the workload and the machine size.
 void write_schedule(const std::string& path, const SimResult& r, const Workload& w, const std::string& title);
 

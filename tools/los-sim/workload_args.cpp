@@ -50,13 +50,29 @@ void add_workload_options(CLI::App& app, WorkloadArgs& a) {
   add_integer_option(app, "--jobs", a.jobs, 1, 1LL << 40);
   app.add_flag_callback("--no-kill", [&a] { a.kill = false; });
   app.add_flag("--perfect-estimates", a.perfect_estimates);
+  app.add_option_function<std::string>("--cancelled", [&a](const std::string& v) {
+    if (v != "drop" && v != "keep" && v != "withdraw") {
+      throw UsageError("--cancelled: expected drop, keep or withdraw, got '" + v + "'");
+    }
+    a.cancelled = v;
+  });
   app.add_flag("--keep-cancelled", a.keep_cancelled);
+}
+
+CancelledRecords cancelled_records(const WorkloadArgs& a) {
+  if (a.keep_cancelled && !a.cancelled.empty() && a.cancelled != "keep") {
+    throw UsageError("--keep-cancelled (an alias of --cancelled=keep) contradicts --cancelled=" + a.cancelled +
+                     ": give one of them");
+  }
+  if (a.cancelled == "withdraw") return CancelledRecords::Withdraw;
+  if (a.cancelled == "keep" || a.keep_cancelled) return CancelledRecords::Keep;
+  return CancelledRecords::Drop;
 }
 
 Workload prepare_workload(const WorkloadArgs& a, const char* tool, bool quiet, int cluster_units) {
   SwfReadOptions read;
   read.units = a.nodes;
-  read.keep_cancelled = a.keep_cancelled;
+  read.cancelled = cancelled_records(a);
   Workload w = load_workload(a.workload, read);
   const CleaningReport& c = w.cleaning;
   if (!quiet) {
@@ -67,13 +83,19 @@ Workload prepare_workload(const WorkloadArgs& a, const char* tool, bool quiet, i
       std::cerr << tool << ": " << a.workload << ": dropped " << c.dropped() << " of " << c.records << " jobs ("
                 << c.dropped_oversize << " larger than " << w.units << " units, " << c.dropped_zero_size
                 << " of size 0, " << c.dropped_cancelled << " cancelled before they ran, " << c.dropped_unknown_runtime
-                << " with unknown run time, " << c.dropped_unknown_submit << " with unknown submit time)\n";
+                << " with unknown run time, " << c.dropped_unknown_submit << " with unknown submit time";
+      if (c.dropped_cancel_time_unknown) {
+        std::cerr << ", " << c.dropped_cancel_time_unknown << " cancelled before they ran at an unknown time (wait -1)";
+      }
+      std::cerr << ")\n";
     }
   }
   cut_window(w, a.skip, a.jobs);
   if (w.jobs.empty()) throw WorkloadError(a.workload + ": no jobs left to simulate");
   if (a.perfect_estimates) {
-    for (Job& j : w.jobs) j.estimate = std::max<Time>(j.runtime, 1);
+    for (Job& j : w.jobs) {
+      if (j.cancel_lag < 0) j.estimate = std::max<Time>(j.runtime, 1);
+    }
   }
   if (a.runtime_scale != 1) scale_runtimes(w, a.runtime_scale);
   if (cluster_units > 0) scale_sizes(w, cluster_units);

@@ -21,8 +21,16 @@ struct WorkloadArgs {
   std::size_t jobs = 0;  // 0: all
   bool kill = true;      // jobs are killed at their estimate
   bool perfect_estimates = false;
+  // --cancelled (empty: not given) and its alias --keep-cancelled; read
+  // them with cancelled_records().
+  std::string cancelled;
   bool keep_cancelled = false;
 };
+
+// The reading of records cancelled before they ran: --cancelled, else
+// --keep-cancelled (keep), else drop. Throws UsageError when both are given
+// and disagree.
+CancelledRecords cancelled_records(const WorkloadArgs& args);
 
 // --OPTION taking an integer in [min, max] / a number in [min, max]; errors
 // name the option alike in every tool ("--load: expected a number, got 'abc'").
@@ -32,7 +40,7 @@ void add_integer_option(CLI::App& app, const std::string& name, std::size_t& tar
 void add_number_option(CLI::App& app, const std::string& name, double& target, double min, double max);
 
 // --nodes --load --runtime-scale --skip --jobs --no-kill --perfect-estimates
-// --keep-cancelled (their text is in each command's usage).
+// --cancelled --keep-cancelled (their text is in each command's usage).
 void add_workload_options(CLI::App& app, WorkloadArgs& args);
 
 // Reads the workload and reshapes it, in this order: cleaning (counts on
