@@ -273,6 +273,24 @@ void GangPolicy::move_home(JobId id, int to_row, std::vector<int> cols, Time now
 
 // ---- events -------------------------------------------------------------------
 
+void GangPolicy::leave_matrix(JobId id, Time now, bool ended) {
+  matrix_->remove(id);
+  pending_stall_.erase(id);
+  progress_.erase(id);
+  if (!options_.backfill) return;
+  const Occupation occ = occupied_.at(id);
+  occupied_.erase(id);
+  if (ended) ++plan_stats_.ended;
+  if (occ.end > now) {
+    if (ended) {
+      ++plan_stats_.ended_early;
+      plan_stats_.early_slack_seconds += occ.end - now;
+    }
+    plans_[static_cast<std::size_t>(occ.row)].planner().add(now, occ.end, occ.size);
+    freed_[static_cast<std::size_t>(occ.row)] = true;
+  }
+}
+
 void GangPolicy::apply_events(const Snapshot& s) {
   const Time now = s.now;
   for (const SnapshotEvent& ev : s.events) {
@@ -289,23 +307,18 @@ void GangPolicy::apply_events(const Snapshot& s) {
           throw std::logic_error(label_ + ": job " + std::to_string(ev.job) + " ended outside the matrix");
         }
         if (requeued(s, ev.job)) break;  // back through the queue: keeps its place
-        matrix_->remove(ev.job);
-        pending_stall_.erase(ev.job);
-        progress_.erase(ev.job);
-        if (options_.backfill) {
-          const Occupation occ = occupied_.at(ev.job);
-          occupied_.erase(ev.job);
-          ++plan_stats_.ended;
-          if (occ.end > now) {
-            ++plan_stats_.ended_early;
-            plan_stats_.early_slack_seconds += occ.end - now;
-            plans_[static_cast<std::size_t>(occ.row)].planner().add(now, occ.end, occ.size);
-            freed_[static_cast<std::size_t>(occ.row)] = true;
-          }
-        }
+        leave_matrix(ev.job, now, true);
         break;
       }
       case SnapshotEvent::Kind::Withdrawn: {
+        // Cancelled while it waited. An admitted job (placed in the matrix,
+        // its row's slice not come yet) leaves the matrix and gives its
+        // hold back, as one that ended; a reserved one gives back its
+        // reservation.
+        if (matrix_->contains(ev.job)) {
+          leave_matrix(ev.job, now, false);
+          break;
+        }
         const auto it = reserved_.find(ev.job);
         if (it != reserved_.end()) {
           const Reservation r = it->second;

@@ -197,6 +197,10 @@ class GangPolicy final : public Policy {
   void place_running(JobId id, Time start, Time estimate, int row, std::vector<int> cols, Time now);
   void place_orphans(Time now);
   void apply_events(const Snapshot& s);
+  // A job leaves the matrix (it ended, or was withdrawn after admission):
+  // its cell, stall and progress go, and with backfilling its row gets back
+  // the rest of its planned hold; `ended` counts it in the plan's stats.
+  void leave_matrix(JobId id, Time now, bool ended);
   void replan_overruns(Time now);
   void rebuild_row(int row, Time now);
   void compress(int row, Time now);

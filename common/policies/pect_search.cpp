@@ -668,6 +668,17 @@ StepResult PectSearchPolicy::step(const Snapshot& s) {
   }
   for (const SnapshotEvent& ev : s.events) {
     if (s.resync) break;
+    if (ev.kind == SnapshotEvent::Kind::Withdrawn) {
+      // Cancelled while it waited (scancel, a simulated cancel event): it
+      // leaves its group's plan; a withdrawn group-finish job is gone as if
+      // it had ended, so the group ends at the next completion.
+      for (auto& pl : plans_) {
+        if (!pl) continue;
+        std::erase_if(pl->jobs, [&](const VJob& j) { return j.id == ev.job; });
+        if (pl->gft_job == ev.job) pl->gft_ended = true;
+      }
+      continue;
+    }
     if (ev.kind != SnapshotEvent::Kind::Ended) continue;
     completion = true;
     for (auto& pl : plans_) {
