@@ -18,7 +18,9 @@
 #   --compress  workload seconds per real second (default: 1000: the 150 jobs
 #               arrive within about two minutes). Slurm records whole seconds and
 #               whole-minute time limits, so live times are multiples of C workload
-#               seconds and every limit a multiple of 60 x C (see los-sim replay --help);
+#               seconds and every limit a multiple of 60 x C; submit and run times are
+#               rounded to whole real seconds before the replay, for the live run and
+#               the prediction alike (los-sim replay --time-grain whole, see its --help);
 #               tabu's search period (300 s) is 300 / C real seconds live, and
 #               predicted with that period in workload seconds; an integer
 #
@@ -39,7 +41,7 @@ while [ $# -gt 0 ]; do
     --jobs) njobs=${2:?--jobs needs a number}; shift 2 ;;
     --load) load=${2:?--load needs a number}; shift 2 ;;
     --compress) compress=${2:?--compress needs a number}; shift 2 ;;
-    -h|--help) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "live-compare.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
