@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <queue>
+#include <tuple>
 #include <unordered_map>
 #include <utility>
 
@@ -224,20 +225,42 @@ class Engine {
     state_[i].run_index = -1;
   }
 
-  void complete(std::uint32_t i, Time t) {
+  // A running job (executing or suspended) ends at t: the units it holds
+  // come back and the policy sees it end.
+  void end_running(std::uint32_t i, Time t) {
     JobState& s = state_[i];
-    JobOutcome& o = result_.jobs[i];
+    const Job& j = jobs_[i];
+    if (s.state == State::Executing) snap_.free_units += j.size;
     s.state = State::Done;
-    o.end = t;
+    result_.jobs[i].end = t;
+    const RunningJob& r = snap_.running[s.run_index];
+    snap_.events.push_back({SnapshotEvent::Kind::Ended, j.id, j.size, r.start, j.estimate});
+    remove_running(i);
+  }
+
+  void complete(std::uint32_t i, Time t) {
+    JobOutcome& o = result_.jobs[i];
     const Job& j = jobs_[i];
     o.executed = work_of(j);
     // A withdrawn record that reaches its estimate before its cancel time
     // is killed there (it asked for more than its limit, or would have).
     o.killed = j.cancel_lag >= 0 ? options_.kill_at_estimate : o.executed < j.runtime;
-    snap_.free_units += j.size;
-    const RunningJob& r = snap_.running[s.run_index];
-    snap_.events.push_back({SnapshotEvent::Kind::Ended, j.id, j.size, r.start, j.estimate});
-    remove_running(i);
+    end_running(i, t);
+  }
+
+  // Where waiting job i stands in the queue, or the queue's size if it is
+  // not there. While the queue is in submit order, a binary search on its
+  // submit time and a look at the jobs that share it; else a scan.
+  std::size_t queue_position(std::uint32_t i) const {
+    const JobQueue& queue = snap_.queue;  // read through const: its sizes stay known
+    auto first = queue.begin(), last = queue.end();
+    if (queue_by_submit_) {
+      const auto by_submit = [](const Job& a, const Job& b) { return a.submit < b.submit; };
+      std::tie(first, last) = std::equal_range(queue.begin(), queue.end(), jobs_[i], by_submit);
+    }
+    const JobId id = jobs_[i].id;
+    const auto it = std::find_if(first, last, [id](const Job& q) { return q.id == id; });
+    return it == last ? queue.size() : static_cast<std::size_t>(it - queue.begin());
   }
 
   // The user's cancel of a withdrawn record (Job::cancel_lag) at t: waiting,
@@ -247,36 +270,20 @@ class Engine {
     JobState& s = state_[i];
     const Job& j = jobs_[i];
     if (s.state == State::Queued) {
-      const JobQueue& queue = snap_.queue;  // read through const: its sizes stay known
-      auto it = queue.end();
-      if (queue_by_submit_) {
-        const auto by_submit = [](const Job& a, const Job& b) { return a.submit < b.submit; };
-        const auto [first, last] = std::equal_range(queue.begin(), queue.end(), j, by_submit);
-        it = std::find_if(first, last, [&](const Job& q) { return q.id == j.id; });
-        if (it == last) it = queue.end();
-      } else {
-        it = std::find_if(queue.begin(), queue.end(), [&](const Job& q) { return q.id == j.id; });
-      }
-      if (it == queue.end()) throw SimulationError(who(j.id) + ": a waiting job missing from the queue");
-      snap_.queue.erase(it);
+      const std::size_t at = queue_position(i);
+      if (at == snap_.queue.size()) throw SimulationError(who(j.id) + ": a waiting job missing from the queue");
+      snap_.queue.erase(std::as_const(snap_.queue).begin() + at);
       s.state = State::Done;
       snap_.events.push_back({SnapshotEvent::Kind::Withdrawn, j.id, j.size, 0, j.estimate});
       return;
     }
     if (s.state != State::Executing && s.state != State::Suspended) return;
     JobOutcome& o = result_.jobs[i];
-    if (s.state == State::Executing) {
-      account_progress(i);
-      snap_.free_units += j.size;
-    }
+    if (s.state == State::Executing) account_progress(i);
     ++s.version;  // its completion is off
-    s.state = State::Done;
-    o.end = t;
     o.executed = work_of(j) - s.remaining;
     o.cut = true;
-    const RunningJob& r = snap_.running[s.run_index];
-    snap_.events.push_back({SnapshotEvent::Kind::Ended, j.id, j.size, r.start, j.estimate});
-    remove_running(i);
+    end_running(i, t);
   }
 
   void schedule() {
@@ -396,16 +403,12 @@ class Engine {
       });
       return;
     }
-    const auto by_submit = [](const Job& a, const Job& b) { return a.submit < b.submit; };
-    const JobQueue& queue = snap_.queue;  // read through const: its sizes stay known
     started_at_.clear();
     for (const JobId id : started_) {
       const std::uint32_t i = index_.at(id);
       if (state_[i].state == State::Queued) continue;  // requeued in this step: stays
-      const auto [first, last] = std::equal_range(queue.begin(), queue.end(), jobs_[i], by_submit);
-      for (auto it = first; it != last; ++it) {
-        if (it->id == id) started_at_.push_back(static_cast<std::size_t>(it - queue.begin()));
-      }
+      const std::size_t at = queue_position(i);
+      if (at != snap_.queue.size()) started_at_.push_back(at);
     }
     std::sort(started_at_.begin(), started_at_.end());
     started_at_.erase(std::unique(started_at_.begin(), started_at_.end()), started_at_.end());
@@ -434,7 +437,7 @@ class Engine {
   SimObserver* observer_;
   std::vector<JobState> state_;
   std::unordered_map<JobId, std::uint32_t> index_;
-  std::vector<JobId> started_;          // schedule(): the jobs started in the step
+  std::vector<JobId> started_;           // schedule(): the jobs started in the step
   std::vector<std::size_t> started_at_;  // remove_started(): their positions in the queue
   // Every arrival came in submit order (a requeued job goes back at its place
   // by submit time), so the queue is sorted by submit: remove_started() may

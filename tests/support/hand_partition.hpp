@@ -11,8 +11,22 @@
 #include <string>
 
 #include "policy/policy.hpp"
+#include "test_support.hpp"
 
 namespace los::test {
+
+// At 10 on 4 units, a resync: job 1 (3 units, estimate 100) runs since 0 on
+// units 0-2; job 2 (all 4 units, estimate 50) waits for it.
+inline Snapshot one_running_one_blocked() {
+  Snapshot s;
+  s.now = 10;
+  s.total_units = 4;
+  s.free_units = 1;
+  s.running.push_back(RunningJob{job(1, 0, 3, 100), 0, false, {0, 1, 2}});
+  s.queue.push_back(job(2, 5, 4, 50));
+  s.resync = true;
+  return s;
+}
 
 struct Machine {
   Snapshot s;

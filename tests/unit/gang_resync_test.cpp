@@ -140,15 +140,9 @@ TEST(GangResync, SchedulesTheQueueFromTheSnapshot) {
 // reservations from the queue in its order, behind the running job's
 // estimate.
 TEST(GangResync, ReplansReservationsInQueueOrder) {
-  Snapshot s;
-  s.now = 10;
-  s.total_units = 4;
-  s.free_units = 1;
-  s.running.push_back(RunningJob{job(1, 0, 3, 100), 0, false, {0, 1, 2}});
-  s.queue.push_back(job(2, 5, 4, 50));
+  Snapshot s = test::one_running_one_blocked();
   s.queue.push_back(job(3, 6, 1, 500));  // would delay job 2: waits
   s.queue.push_back(job(4, 7, 1, 60));   // ends before job 2's start: backfilled
-  s.resync = true;
   auto g = gang("bgs:mpl=1");
   const StepResult r = g->step(s);
   EXPECT_EQ(kinds(r), (std::vector<std::pair<int, JobId>>{{static_cast<int>(Kind::Start), 4}}));

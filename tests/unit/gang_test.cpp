@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "hand_partition.hpp"
 #include "policies/gang.hpp"
 #include "policies/gang_matrix.hpp"
 #include "policy/registry.hpp"
@@ -269,18 +270,7 @@ TEST(Gang, PlanFactorSetsTheHoldPerEstimate) {
   EXPECT_EQ(make_policy("mbgs:plan_factor=3")->name(), "mbgs:plan_factor=3");
 }
 
-// At 10 on 4 units: job 1 (3 units, estimate 100) runs since 0; job 2
-// (all 4 units) waits for it.
-Snapshot one_running_one_blocked() {
-  Snapshot s;
-  s.now = 10;
-  s.total_units = 4;
-  s.free_units = 1;
-  s.running.push_back(RunningJob{job(1, 0, 3, 100), 0, false, {0, 1, 2}});
-  s.queue.push_back(job(2, 5, 4, 50));
-  s.resync = true;
-  return s;
-}
+using test::one_running_one_blocked;
 
 // With MPL 1 the reservations are start times: plan_factor=3 holds job 1's
 // row for 3 x 100 s, so job 2 is promised 300 instead of 100.
