@@ -248,7 +248,16 @@ BENCHMARK_CAPTURE(BM_LosProduction_Step, q10k_los_gate_fit_select_queue, "los:ga
 BENCHMARK_CAPTURE(BM_LosProduction_Step, q10k_los_gate_fit_select_long_queue,
                   "los:gate=fit:rest=easy:select=long-queue", 10000)
     ->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(BM_LosProduction_Step, q10k_los_select_queue_c1000, "los:lookahead=1000:rest=easy:select=queue", 10000)
+BENCHMARK_CAPTURE(BM_LosProduction_Step, q10k_los_maxsd_ties_late,
+                  "los-maxsd:gate=fit:keep=ties:protect=late:rest=easy", 10000)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_LosProduction_Step, q10k_los_ties_c1000, "los:keep=ties:lookahead=1000:rest=easy", 10000)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_LosProduction_Step, q10k_los_maxsd_ties_late_c1000,
+                  "los-maxsd:keep=ties:lookahead=1000:protect=late:rest=easy", 10000)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_LosProduction_Step, q10k_los_select_queue_c1000, "los:lookahead=1000:rest=easy:select=queue",
+                  10000)
     ->Unit(benchmark::kMillisecond);
 
 // The whole SDSC-SP2 trace at offered load 0.9 (skipped without the trace).

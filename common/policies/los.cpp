@@ -19,6 +19,7 @@ LosPolicy::LosPolicy(LosOptions options, std::string label) : options_(options),
 
 void LosPolicy::start_now(const Job& job, Time now, StepResult& result) {
   profile_.start(job.id, job.size, now, planned_duration(job.estimate));
+  if (!passed_over_.empty()) passed_over_.erase(job.id);
   result.decisions.push_back(Decision::start(job.id));
 }
 
@@ -26,6 +27,13 @@ StepResult LosPolicy::step(const Snapshot& snapshot) {
   const Time now = snapshot.now;
   StepResult result;
   reservation_.clear();
+  if (passed_over_.size() > snapshot.queue.size()) {
+    // Some picks passed over left the queue without this policy starting
+    // them (withdrawn, or started by another scheduler): forget those.
+    std::unordered_set<JobId> waiting;
+    for (const Job& j : snapshot.queue) waiting.insert(j.id);
+    std::erase_if(passed_over_, [&](JobId id) { return waiting.count(id) == 0; });
+  }
 
   // LOS keeps no promises between steps, so the profile holds exactly the
   // running jobs and its free count at `now` must be the snapshot's.
@@ -144,29 +152,34 @@ StepResult LosPolicy::step(const Snapshot& snapshot) {
     problem_.jobs.resize(kept);
     candidates_.resize(kept);
   }
+  const bool long_queue = queue.size() - window_begin > static_cast<std::size_t>(options_.lookahead);
+  const Job* passable = nullptr;
+  if (options_.protect != LosProtect::None)
+    passable = start_protected_pick(now, long_queue, free_now, extra_left, result);
   if (!problem_.jobs.empty() && free_now > 0) {
     problem_.free_now = static_cast<int>(free_now);
     problem_.extra = static_cast<int>(extra_left);
     problem_.traceback = options_.traceback;
-    const bool queue_order = options_.select == LosSelect::Queue ||
-                             (options_.select == LosSelect::LongQueue &&
-                              queue.size() - window_begin > static_cast<std::size_t>(options_.lookahead));
-    const LosSelection chosen = queue_order ? los_select_queue_order(problem_) : los_select(problem_);
+    const bool queue_order =
+        options_.select == LosSelect::Queue || (options_.select == LosSelect::LongQueue && long_queue);
+    LosSelection chosen = queue_order ? los_select_queue_order(problem_) : los_select(problem_);
     const std::vector<std::size_t>* starts = &chosen.chosen;
+    if (options_.keep == LosKeep::Ties) {
+      // When the selection fills more than EASY's walk over the window, it
+      // chooses again among the sets filling exactly EASY's units (capping
+      // the free units there: EASY's set is feasible, so the optimum is its
+      // fill, and the keys only break the tie).
+      const std::int64_t greedy_util = easy_walk_over_window(free_now, extra_left);
+      if (chosen.key.util > greedy_util) {
+        problem_.free_now = static_cast<int>(greedy_util);
+        problem_.extra = static_cast<int>(std::min(extra_left, greedy_util));
+        chosen = queue_order ? los_select_queue_order(problem_) : los_select(problem_);
+      }
+    }
     if (options_.keep == LosKeep::Easy) {
       // EASY's walk over the same window; the selection replaces it only
       // when it fills more than `gain` percent of the free units beyond it.
-      greedy_.clear();
-      std::int64_t free_left = free_now;
-      std::int64_t extra_greedy = extra_left;
-      for (std::size_t i = 0; i < problem_.jobs.size(); ++i) {
-        const LosCandidate& c = problem_.jobs[i];
-        if (c.size > free_left || c.ssize > extra_greedy) continue;
-        greedy_.push_back(i);
-        free_left -= c.size;
-        extra_greedy -= c.ssize;
-      }
-      const std::int64_t greedy_util = free_now - free_left;
+      const std::int64_t greedy_util = easy_walk_over_window(free_now, extra_left);
       if (chosen.key.util * 100 <= greedy_util * 100 + static_cast<std::int64_t>(options_.gain) * free_now) {
         starts = &greedy_;
       }
@@ -177,8 +190,47 @@ StepResult LosPolicy::step(const Snapshot& snapshot) {
       extra_left -= problem_.jobs[i].ssize;
     }
   }
+  if (passable != nullptr && std::none_of(result.decisions.begin(), result.decisions.end(),
+                                          [&](const Decision& d) { return d.job == passable->id; })) {
+    passed_over_.insert(passable->id);
+  }
   if (options_.rest == LosRest::Easy) backfill_rest(snapshot, window_begin, shadow, free_now, extra_left, result);
   return result;
+}
+
+const Job* LosPolicy::start_protected_pick(Time now, bool long_queue, std::int64_t& free_now, std::int64_t& extra_left,
+                                           StepResult& result) {
+  // EASY's first pick from the window: the earliest job that can start now.
+  std::size_t i = 0;
+  while (i < problem_.jobs.size() && (problem_.jobs[i].size > free_now || problem_.jobs[i].ssize > extra_left)) ++i;
+  if (i == problem_.jobs.size()) return nullptr;
+  const LosCandidate c = problem_.jobs[i];
+  const Job* job = candidates_[i];
+  const bool protect = options_.protect == LosProtect::First || (options_.protect == LosProtect::Long && long_queue) ||
+                       (options_.protect == LosProtect::Extra && c.ssize > 0) ||
+                       (options_.protect == LosProtect::Once && passed_over_.count(job->id) > 0) ||
+                       (options_.protect == LosProtect::Late && now - job->submit >= planned_duration(job->estimate));
+  if (!protect) return options_.protect == LosProtect::Once ? job : nullptr;
+  start_now(*job, now, result);
+  free_now -= c.size;
+  extra_left -= c.ssize;
+  problem_.jobs.erase(problem_.jobs.begin() + static_cast<std::ptrdiff_t>(i));
+  candidates_.erase(candidates_.begin() + static_cast<std::ptrdiff_t>(i));
+  return nullptr;
+}
+
+std::int64_t LosPolicy::easy_walk_over_window(std::int64_t free_now, std::int64_t extra_left) {
+  greedy_.clear();
+  std::int64_t free_left = free_now;
+  std::int64_t extra_greedy = extra_left;
+  for (std::size_t i = 0; i < problem_.jobs.size(); ++i) {
+    const LosCandidate& c = problem_.jobs[i];
+    if (c.size > free_left || c.ssize > extra_greedy) continue;
+    greedy_.push_back(i);
+    free_left -= c.size;
+    extra_greedy -= c.ssize;
+  }
+  return free_now - free_left;
 }
 
 void LosPolicy::backfill_rest(const Snapshot& snapshot, std::size_t from, Time shadow, std::int64_t free_now,
@@ -215,7 +267,17 @@ PolicyPtr make_variant(const ParamValues& values, bool use_extra, LosMerit merit
   o.head = values.choice("head") == "once" ? LosHead::Once : LosHead::Loop;
   o.rest = values.choice("rest") == "easy" ? LosRest::Easy : LosRest::None;
   const std::string& keep = values.choice("keep");
-  o.keep = keep == "easy" ? LosKeep::Easy : keep == "short" ? LosKeep::Short : LosKeep::Optimal;
+  o.keep = keep == "easy"    ? LosKeep::Easy
+           : keep == "short" ? LosKeep::Short
+           : keep == "ties"  ? LosKeep::Ties
+                             : LosKeep::Optimal;
+  const std::string& protect = values.choice("protect");
+  o.protect = protect == "first"   ? LosProtect::First
+              : protect == "late"  ? LosProtect::Late
+              : protect == "once"  ? LosProtect::Once
+              : protect == "long"  ? LosProtect::Long
+              : protect == "extra" ? LosProtect::Extra
+                                   : LosProtect::None;
   o.gain = static_cast<int>(values.integer("gain"));
   o.window = values.choice("window") == "admissible" ? LosWindow::Admissible : LosWindow::Fit;
   const std::string& gate = values.choice("gate");
@@ -238,9 +300,16 @@ const ParamTable& los_parameters() {
       Param::choice("rest", {"none", "easy"},
                     "jobs past the lookahead window: none: never considered (the thesis); easy: backfilled after "
                     "the selection under the head's reservation, as EASY does"),
-      Param::choice("keep", {"optimal", "easy", "short"},
+      Param::choice("keep", {"optimal", "easy", "short", "ties"},
                     "optimal: start the selection's set (the thesis); easy: start the set EASY's queue-order walk "
-                    "starts from the window unless the selection fills more than gain% of the free units beyond it"),
+                    "starts from the window unless the selection fills more than gain% of the free units beyond it; "
+                    "short: EASY's picks that end by the shadow time first; ties: the selection chooses among the "
+                    "sets filling as many units as EASY's walk, never more"),
+      Param::choice("protect", {"none", "first", "once", "long", "extra", "late"},
+                    "EASY's first pick from the window (the earliest job that can start now) starts before the "
+                    "selection: none: never; first: always; once: when the selection passed it over before; long: "
+                    "when more than lookahead jobs wait behind the blocked head; extra: when it runs past the "
+                    "shadow time; late: when it has waited at least its estimate"),
       Param::integer("gain", LosOptions{}.gain, 0, 100,
                      "with keep=easy: percent of the free units the selection must fill beyond EASY's set"),
       Param::choice("window", {"fit", "admissible"},

@@ -33,7 +33,9 @@
 //   traceback=head-first breaks ties toward queue order; select=queue
 //   returns, of the sets filling the most units, the first in queue order
 //   (EASY's own set whenever it fills the most); keep=short starts EASY's
-//   picks that end by the shadow time before the selection.
+//   picks that end by the shadow time before the selection; keep=ties lets
+//   the selection re-decide only EASY's ties; protect=first|once|long|extra|
+//   late starts EASY's first pick before the selection by that rule.
 //
 // State: the profile of running jobs, kept from the snapshot's events and
 // rebuilt from the snapshot when the events do not explain it. The only
@@ -41,6 +43,7 @@
 #pragma once
 
 #include <cstdint>
+#include <unordered_set>
 #include <vector>
 
 #include "planner/running_profile.hpp"
@@ -61,7 +64,20 @@ enum class LosRest { None, Easy };
 // units beyond it.
 // Short: the jobs EASY's walk over the window starts that end by the shadow
 // time start first; the selection runs over the rest of the window.
-enum class LosKeep { Optimal, Easy, Short };
+// Ties: the selection's keys choose among the sets that fill as many units
+// as EASY's walk over the window, never more: only EASY's ties are decided
+// differently (issue 14: the strict gains cost bounded slowdown on large
+// machines).
+enum class LosKeep { Optimal, Easy, Short, Ties };
+
+// Whether EASY's first pick from the window (the earliest waiting job that
+// can start now under the reservation) starts before the selection, which
+// then rearranges only the rest: None, never; First, always; Once, when the
+// selection passed it over at an earlier step (so it is postponed at most
+// once); Long, when more than `lookahead` jobs wait behind the blocked head;
+// Extra, when it would run past the shadow time (in the extra units); Late,
+// when it has already waited at least its estimate.
+enum class LosProtect { None, First, Once, Long, Extra, Late };
 // Which waiting jobs count towards the window: Fit, those that fit in the
 // free units (the thesis); Admissible, only those that could start under the
 // head's reservation (end by the shadow time or fit in extra).
@@ -100,6 +116,7 @@ struct LosOptions {
   LosHead head = LosHead::Loop;
   LosRest rest = LosRest::None;
   LosKeep keep = LosKeep::Optimal;
+  LosProtect protect = LosProtect::None;
   int gain = 0;  // percent of the free units; with keep = Easy
   LosWindow window = LosWindow::Fit;
   LosGate gate = LosGate::None;
@@ -120,6 +137,14 @@ class LosPolicy final : public Policy {
 
  private:
   void start_now(const Job& job, Time now, StepResult& result);
+  // Starts EASY's first pick from the window if `protect` says so (and takes
+  // it out of the window); with protect=once returns the pick the selection
+  // may pass over, if any.
+  const Job* start_protected_pick(Time now, bool long_queue, std::int64_t& free_now, std::int64_t& extra_left,
+                                  StepResult& result);
+  // EASY's queue-order walk over the window (problem_) into greedy_; returns
+  // the units it fills.
+  std::int64_t easy_walk_over_window(std::int64_t free_now, std::int64_t extra_left);
   void backfill_rest(const Snapshot& snapshot, std::size_t from, Time shadow, std::int64_t free_now,
                      std::int64_t extra_left, StepResult& result);
 
@@ -132,6 +157,7 @@ class LosPolicy final : public Policy {
   std::vector<const Job*> candidates_;
   std::vector<std::size_t> greedy_;
   std::vector<JobId> started_;
+  std::unordered_set<JobId> passed_over_;  // protect=once: picks the selection passed over
 };
 
 // Expected slowdown if started at `now`, in micro-units (the Max-Slowdown

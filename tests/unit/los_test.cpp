@@ -266,12 +266,16 @@ TEST(LosPolicy, RestEasyWithLookaheadOneIsEasy) {
     return test::workload(16, jobs);
   }();
   // Also EASY by their rules: gate=fit with C = 1 (a step with two jobs that
-  // fit is EASY's; with one, the selection starts it if admissible), and
-  // keep=easy with gain=100 (the selection never fills 100 % more).
+  // fit is EASY's; with one, the selection starts it if admissible),
+  // keep=easy with gain=100 (the selection never fills 100 % more), and
+  // keep=ties with the queue order (of the sets filling EASY's units, the
+  // first in queue order is EASY's own), with or without protect.
   PolicyPtr easy = make_policy("easy");
   const SimResult a = simulate(w, *easy, {});
   for (const char* spec :
-       {"los:lookahead=1:rest=easy", "los:lookahead=1:gate=fit", "los-maxsd:keep=easy:gain=100:rest=easy"}) {
+       {"los:lookahead=1:rest=easy", "los:lookahead=1:gate=fit", "los-maxsd:keep=easy:gain=100:rest=easy",
+        "los:keep=ties:rest=easy:select=queue", "los:keep=ties:protect=first:rest=easy:select=queue",
+        "los-maxsd:keep=ties:lookahead=5:protect=once:rest=easy:select=queue"}) {
     PolicyPtr los = make_policy(spec);
     const SimResult b = simulate(w, *los, {});
     ASSERT_EQ(a.jobs.size(), b.jobs.size());
@@ -356,6 +360,56 @@ TEST(LosPolicy, SelectQueueIsEasysSetWhenItFillsTheMost) {
   EXPECT_EQ(step_keep("los:traceback=selected-first", gain), (std::set<JobId>{3, 5}));
   EXPECT_EQ(step_keep("los:traceback=selected-first:select=queue", gain), (std::set<JobId>{2, 4}));
   EXPECT_EQ(make_policy("los:select=thesis")->name(), "los");
+}
+
+TEST(LosPolicy, KeepTiesChoosesOnlyAmongTheSetsFillingAsMuchAsEasys) {
+  // A tie: EASY's {2, 3} and the selection's {3, 4} both fill the 4 units;
+  // the thesis's keys (least shadow use) decide.
+  const Snapshot tie = behind_blocked_head(4, {{2, 500}, {2, 10}, {2, 10}});
+  EXPECT_EQ(step_keep("los:keep=ties", tie), (std::set<JobId>{3, 4}));
+  // EASY fills 5 of 6 units ({2, 3}); the selection could fill 6 ({2, 4}).
+  // It chooses among the sets filling 5 instead: Bypassed-First keeps
+  // EASY's {2, 3}, Selected-First takes {3, 4}, neither the fuller set.
+  const Snapshot gain = behind_blocked_head(6, {{3, 10}, {2, 10}, {3, 10}});
+  EXPECT_EQ(step_keep("los:traceback=selected-first", gain), (std::set<JobId>{2, 4}));
+  EXPECT_EQ(step_keep("los:traceback=selected-first:keep=ties", gain), (std::set<JobId>{3, 4}));
+  EXPECT_EQ(step_keep("los:keep=ties", gain), (std::set<JobId>{2, 3}));
+  // With the queue order, the first set filling EASY's units is EASY's own.
+  EXPECT_EQ(step_keep("los:keep=ties:select=queue:traceback=selected-first", gain), (std::set<JobId>{2, 3}));
+  EXPECT_EQ(make_policy("los:keep=ties")->name(), "los:keep=ties");
+}
+
+TEST(LosPolicy, ProtectStartsEasysFirstPickBeforeTheSelectionByItsRule) {
+  // EASY's first pick is job 2 (2 units in the extra, estimate 500 past the
+  // shadow time 100); the thesis's keys pass it over for {3, 4}.
+  const Snapshot tie = behind_blocked_head(4, {{2, 500}, {2, 10}, {2, 10}});
+  EXPECT_EQ(step_keep("los:keep=ties", tie), (std::set<JobId>{3, 4}));
+  EXPECT_EQ(step_keep("los:keep=ties:protect=first", tie), (std::set<JobId>{2, 3}));
+  EXPECT_EQ(step_keep("los:keep=ties:protect=extra", tie), (std::set<JobId>{2, 3}));
+  EXPECT_EQ(step_keep("los:keep=ties:protect=late", tie), (std::set<JobId>{3, 4}));
+  EXPECT_EQ(step_keep("los:keep=ties:protect=long", tie), (std::set<JobId>{3, 4}));
+  // late: job 2 has waited its estimate (500 s).
+  Snapshot waited = tie;
+  waited.queue[1].submit = -500;
+  EXPECT_EQ(step_keep("los:keep=ties:protect=late", waited), (std::set<JobId>{2, 3}));
+  // long: four jobs wait behind the head, more than C = 3.
+  const Snapshot four = behind_blocked_head(4, {{2, 500}, {2, 10}, {2, 10}, {2, 10}});
+  EXPECT_EQ(step_keep("los:keep=ties:protect=long:lookahead=3", four), (std::set<JobId>{2, 3}));
+  EXPECT_EQ(step_keep("los:keep=ties:protect=long:lookahead=4", four).count(2), 0U);
+  // extra: a first pick that ends by the shadow time is not protected.
+  const Snapshot short_first = behind_blocked_head(4, {{2, 10}, {2, 500}, {2, 10}});
+  EXPECT_EQ(step_keep("los:keep=ties", short_first), (std::set<JobId>{2, 4}));
+  EXPECT_EQ(step_keep("los:keep=ties:protect=extra", short_first), (std::set<JobId>{2, 4}));
+  // once: passed over at one step, job 2 starts when it is EASY's first
+  // pick again.
+  PolicyPtr once = make_policy("los:keep=ties:protect=once");
+  EXPECT_EQ(started(once->step(tie)), (std::set<JobId>{3, 4}));
+  Snapshot again = behind_blocked_head(4, {{2, 500}, {2, 10}, {2, 10}});
+  again.queue[2].id = 5;
+  again.queue[3].id = 6;
+  EXPECT_EQ(started(once->step(again)), (std::set<JobId>{2, 5}));
+  EXPECT_EQ(step_keep("los:keep=ties", again), (std::set<JobId>{5, 6}));
+  EXPECT_EQ(make_policy("los:protect=none")->name(), "los");
 }
 
 TEST(LosPolicy, SelectLongQueueKeepsTheThesisKeysOnlyWhileTheWindowHoldsTheQueue) {

@@ -21,7 +21,9 @@ const char* const kVariants[] = {"los",
                                  "los:traceback=selected-first",
                                  "los:head=once",
                                  "los-maxsd:traceback=selected-first:lookahead=10",
-                                 "los:gate=fit:keep=short:rest=easy:select=queue"};
+                                 "los:gate=fit:keep=short:rest=easy:select=queue",
+                                 "los-maxsd:gate=fit:keep=ties:protect=late:rest=easy",
+                                 "los:gate=fit:keep=ties:protect=once:rest=easy"};
 
 void check_trace(double load) {
   const std::vector<std::string> traces = test::shared_traces();
