@@ -74,7 +74,15 @@ fig14=${fig14#,}
 # los-sim's paired comparisons are against it.
 fig8_plan="bgs:mpl=5:cs=0:stats"
 for f in 1 2 4 6 10; do fig8_plan+=",bgs:mpl=5:cs=0:stats:plan_factor=$f"; done
-phi_model() { echo "model:lublin:jobs=10000:nodes=256:seed=1:estimates=phi:phi=$1"; }
+# The A-Phi jobs: the model's 256-node jobs written to a file, so that --nodes
+# 320 puts them on the 320-node machine as it does A's trace (a model's own
+# machine cannot be enlarged under its jobs; los-sim refuses both).
+mkdir -p "$json"
+phi_model() {
+  local f="$json/lublin-256-phi$1.swf"
+  [[ -s "$f" ]] || "$sim" generate "lublin:jobs=10000:nodes=256:seed=1:estimates=phi:phi=$1" -o "$f" >/dev/null
+  echo "$f"
+}
 
 # grid NAME TRACE BASE_SCALE JOBS POLICIES [WORKLOADS [schedules|stats]]
 # WORKLOADS: the workload numbers to run (default 0..8); "schedules" also writes

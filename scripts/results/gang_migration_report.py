@@ -510,9 +510,11 @@ def phi_report(w, out_dir):
         return
     w("## A-Φ — the paper's Φ model of overestimation (Lublin generator, run times ×5)")
     w("")
-    w("The workload: `model:lublin:jobs=10000:nodes=256:seed=1:estimates=phi:phi=Φ` (the project's "
-      "Lublin–Feitelson generator, 10,000 jobs with sizes 1–256; docs/workload-models.md), run times ×5 "
-      "and loads as in A, on 320 nodes. Every job's estimate is f × its run time with the paper's "
+    w("The workload: the jobs of `los-sim generate lublin:jobs=10000:nodes=256:seed=1:estimates=phi:phi=Φ` "
+      "(the project's Lublin–Feitelson generator, 10,000 jobs with sizes 1–256; docs/workload-models.md), "
+      "written to a file and simulated with `--nodes 320`: run times ×5 and loads as in A, on 320 nodes. (Until "
+      "2026-11-25 the model was given to los-sim directly with `--nodes 320`, which it ignored for a model with "
+      "its own `nodes=`: those runs were on 256 nodes. los-sim now refuses the pair.) Every job's estimate is f × its run time with the paper's "
       "overestimation factor f: f = 1 for a fraction Φ of jobs, and run time / estimate uniform on (0, 1) for "
       "the rest (paper §2.2; spec §4.3). Jobs are killed at their estimate, which with f ≥ 1 never cuts a run. "
       "The jobs (submit times, sizes, run times) are the same for every Φ; only the estimates differ. Φ = 1 is "
@@ -662,45 +664,43 @@ default) stays available. Neither brings A near the paper's printed slowdowns (A
 holding the jobs fixed and changing only the estimates; the tables give Φ = 0.2, 0.5 and 1 (perfect) side by side,
 with the counts of workloads in which Φ = 0.2 is ahead printed under each table. The Φ = 0.2 Table 1 and the Fig. 15
 table are on the project's Lublin generator, not on lublin_256, so they compare with A only through the orderings.
-* BF (Fig. 5): as in the paper, more accurate estimates give a little shorter waits (Φ = 1 waits less than Φ = 0.2
-  at every workload, by 1–22 %); unlike the paper, overestimation does not lower the slowdown at
-  ρ ≤ 0.90 in general: Φ = 0.2 is lower at 4 of 9 workloads, and above workload 4 it is much higher (workload 7:
-  884 against 462).
+* BF (Fig. 5): as in the paper, overestimation lowers the slowdown: Φ = 0.2 is lower than Φ = 1 at every
+  workload (workload 7: 93.0 against 268.2). Unlike the paper, it does not cost
+  wait: Φ = 1 waits 3–34 % longer than Φ = 0.2 at every workload.
 * BGS-5 (Fig. 8): the paper finds wait insensitive to Φ; here Φ = 0.2 has the lower slowdown and wait at every
-  workload, by a wide margin (workload 5: slowdown 52.9 against 136.4 at Φ = 1). The ablation ("Fig. 8 ablation",
-  the plan's factor k in k × estimate) shows that Φ = 1 is not bad because exact estimates are exact but because
-  BGS plans with MPL × estimate: at Φ = 1 that hold is about the wall time of a job in a full cycle of 5 rows, and
-  k = MPL is the worst of the six factors at 8 of 9 workloads. Moving k either way helps: at workload 5, k = 1 gives
-  46.0, k = 10 gives 63.1 (paired 90 % intervals of the difference below 0 at 6 of 9 workloads for both), while at
-  Φ = 0.2 the factor hardly matters (workload 5: 41.0–62.0, no interval excludes 0 there). The counters show what
-  the near-exact hold costs at Φ = 1, k = MPL (workload 5): early ends leave 350 × 10⁶ s of hold unused, against
-  14,467 × 10⁶ s at Φ = 0.2, so compression moves reservations earlier by 37 × 10⁶ s in all against 679 × 10⁶ s
-  (18 times less); and 1,218 jobs outlive their hold (308 at Φ = 0.2; the hold counts from placement, the job runs
-  only in its row's slices), each re-planning its row, which moves 2,595 reservations later. So the mechanism is
+  workload (workload 5: slowdown 33.5 against 55.3 at Φ = 1). The ablation ("Fig. 8 ablation", the plan's factor k
+  in k × estimate) shows that Φ = 1 is not worse because exact estimates are exact but because BGS plans with
+  MPL × estimate: at Φ = 1 that hold is about the wall time of a job in a full cycle of 5 rows, and k = MPL is the
+  worst of the six factors at 8 of 9 workloads. Moving k either way helps: at workload 5, k = 1 gives 25.5 and
+  k = 10 gives 32.1 (paired 90 % intervals of the difference below 0 at 7 and 6 of 9 workloads), while at Φ = 0.2
+  the factor hardly matters (workload 5: 25.9–34.2, no interval excludes 0 there). The counters show what the
+  near-exact hold costs at Φ = 1, k = MPL (workload 5): early ends leave 388 × 10⁶ s of hold unused, against
+  14,514 × 10⁶ s at Φ = 0.2, so compression moves reservations earlier by 20 × 10⁶ s in all against 431 × 10⁶ s
+  (22 times less); and 1,104 jobs outlive their hold (297 at Φ = 0.2; the hold counts from placement, the job runs
+  only in its row's slices), each re-planning its row, which moves 1,678 reservations later. So the mechanism is
   "early completions free planned capacity and compression passes it on", which overestimation feeds: doubling the
-  hold at Φ = 1 (k = 10, every job ends early, 985 × 10⁶ s moved earlier) closes 88 % of the workload-5 gap
-  (136.4 → 63.1 against 52.9), but stays above Φ = 0.2 at all 9 workloads; the rest, which differs from a uniform
-  factor only in how the overestimation is spread over jobs, was not isolated. The opposite direction (k = 1, 2)
-  works differently: holds run out and are extended one cycle at a time (0.7–1.0 million extensions), so the plan
-  always sees rows free within a cycle; at k = 1 the slowdown is below Φ = 0.2's at 6 of 9 workloads, the wait
-  above it at all 9.
+  hold at Φ = 1 (k = 10, 621 × 10⁶ s moved earlier) closes the whole workload-5 gap (55.3 → 32.1 against 33.5) and
+  is level with Φ = 0.2 over the grid (lower slowdown at 3 of 9 workloads, lower wait at 5 of 9). The opposite
+  direction (k = 1, 2) works differently: holds run out and are extended one cycle at a time (0.66–0.97 million
+  extensions at workload 5), so the plan always sees rows free within a cycle; at k = 1 the slowdown is below
+  Φ = 0.2's at 7 of 9 workloads, the wait above it at all 9.
   The default stays k = MPL, the spec's §2.4 bound, and `plan_factor` keeps the alternatives available.
 * Fig. 6 (BF by estimate quality, Φ = 0.2): as in the paper, good estimators wait less. Class 9 (run time > 90 % of
-  the estimate) waits less than class 0 (≤ 10 %) and less than the average at every workload: 0.81–0.87 of the
-  average wait, while class 0 waits 1.7–2.1 times the average (workload 5: 179,996 s, 421,553 s and 214,268 s). On
-  slowdown the two classes are close (class 9 lower at 5 of 9 workloads, class 0 lower at the other 4); why the
-  slowdown does not follow the wait here was not isolated by an experiment.
-* Fig. 14 (Q at C = 10 and 30 s, workloads 2 and 5): for MGS every claim holds. Slowdown and wait fall monotonically
-  with Q on all four MGS lines, Q = 64 already gives 85–93 % of the largest gain (slowdown × 0.49 at workload 2 and
-  × 0.30 at workload 5 against Q = 0), and C = 30 s costs at most 2.3 % slowdown against C = 10 s at Q = 64. For
-  MBGS, migration lowers the wait (Q = 64: 0.77–0.82 of the wait at Q = 0; monotone in Q on 2 of its 4 lines) but
-  not the slowdown, which moves up and down with Q: at workload 2 every Q > 0 at C = 30 s and most at C = 10 s have a
-  higher slowdown than Q = 0 (19.9; Q > 0: 19.0–27.8), at workload 5 Q = 64 is 2–6 % lower. So the paper's "wait and
-  slowdown follow the same trends" holds for MGS and not for MBGS, which matches Table 1 and Fig. 15 here, where
-  MBGS gains little or loses against BGS on slowdown.
+  the estimate) waits less than class 0 (≤ 10 %) and less than the average at every workload: 0.76–0.90 of the
+  average wait, while class 0 waits 1.42–1.82 times the average (workload 5: 79,789 s, 168,960 s and 101,127 s).
+  Their slowdowns follow the waits: class 9 is below class 0 and below the average at every workload.
+* Fig. 14 (Q at C = 10 and 30 s, workloads 2 and 5): for MGS, migration helps at every Q > 0 on all four lines, and
+  Q = 64 gives 58–83 % of the largest slowdown gain (slowdown × 0.69 at workload 2 and × 0.41 at workload 5 against
+  Q = 0 at C = 10 s), but the fall with Q is not monotone on the C = 30 s lines (one step up on each), and C = 30 s
+  against C = 10 s at Q = 64 costs 17 % slowdown at workload 5 and gains 9 % at workload 2. For MBGS, migration lowers
+  the wait (Q = 64: 0.75–0.80 of the wait at Q = 0; monotone in Q at workload 5, not at workload 2) but not the
+  slowdown, which moves up and down with Q around its Q = 0 value (workload 2: 9.5; Q > 0: 7.8–15.7; workload 5,
+  Q = 64: 10 % lower at C = 10 s, 4 % higher at C = 30 s). So the paper's "wait and slowdown follow the same
+  trends" holds for MGS and not for MBGS, which matches Table 1 and Fig. 15 here, where MBGS gains little or loses
+  against BGS on slowdown.
 * Fig. 15 (C = 10 s, Q = 64): GS is worst on slowdown at every workload, as in the paper; MBGS is best at 4 of 9
   (BGS beats it at the others), where the paper has MBGS best everywhere. Table 1 at Φ = 0.2 shows the same: MGS
-  gains 43–78 % over GS (paper 34–92 %), MBGS gains little or loses against BGS (−36 % to +4 %; paper 16–51 %).
+  gains 27–72 % over GS (paper 34–92 %), MBGS gains little or loses against BGS (−91 % to +14 %; paper 16–51 %).
 
 ## Where we agree with the paper and where we do not
 

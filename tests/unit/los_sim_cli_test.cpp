@@ -71,7 +71,8 @@ TEST_F(LosSimCli, ReplayRoundsSubmitAndRunTimesToWholeRealSecondsByDefault) {
                                       "1 0 -1 1000 8 -1 -1 8 1900 -1 1 1 1 -1 1 1 -1 -1\n"
                                       "2 44 -1 1016 8 -1 -1 8 1900 -1 1 1 1 -1 1 1 -1 -1\n"
                                       "3 46 -1 1016 8 -1 -1 8 1900 -1 1 1 1 -1 1 1 -1 -1\n";
-  const test::CommandResult r = los_sim("replay --dry-run --quiet --cluster-nodes 8 --compress 30 " + path("grain.swf"));
+  const test::CommandResult r =
+      los_sim("replay --dry-run --quiet --cluster-nodes 8 --compress 30 " + path("grain.swf"));
   ASSERT_EQ(r.status, 0) << r.output;
   EXPECT_NE(r.output.find("at +0.000 s: sbatch"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("--wrap 'sleep 33.000'"), std::string::npos) << r.output;
@@ -252,6 +253,15 @@ TEST_F(LosSimCli, BadInputExitsNonZeroNamingTheProblem) {
   r = los_sim(path("bad.swf"));
   EXPECT_EQ(r.status, 1);
   EXPECT_NE(r.output.find("bad.swf:2: field 9 (requested time): not a number: 'x'"), std::string::npos) << r.output;
+  // A model's machine given twice: --nodes would otherwise be ignored.
+  r = los_sim("--quiet --nodes 320 --policy easy model:lublin:jobs=50:nodes=256");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.output.find("--nodes 320 and nodes= in 'model:lublin:jobs=50:nodes=256' both give the machine size"),
+            std::string::npos)
+      << r.output;
+  r = los_sim("--quiet --nodes 320 --policy easy --format json model:lublin:jobs=50");
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("\"units\": 320"), std::string::npos) << r.output;
 }
 
 }  // namespace

@@ -57,7 +57,8 @@ DESCRIPTION
 OPTIONS
     --policy LIST        Comma-separated policies, each NAME[:KEY[=VALUE]]...
                          (default: easy). See --list-policies.
-    --nodes N            Machine size in allocation units (default: from the header).
+    --nodes N            Machine size in allocation units (default: from the header;
+                         for model:, the model's nodes= key, and giving both is an error).
     --load L             Rescale inter-arrival times so the offered load is L
                          (arrival times multiplied by original load / L).
     --runtime-scale F    Multiply run times and estimates by F (default: 1).

@@ -19,11 +19,19 @@ void add_integer(CLI::App& app, const std::string& name, Int& target, long long 
 
 // A workload from an SWF file, or drawn from a model when written
 // "model:MODEL[:KEY=VALUE]..." (docs/workload-models.md); --nodes is the
-// model's machine size unless the spec sets nodes=.
+// model's machine size, and giving it both ways is an error (as in los-sim
+// generate): a model's job sizes follow its machine, so --nodes cannot
+// enlarge the machine under them as it does under an SWF file's jobs.
 Workload load_workload(const std::string& arg, const SwfReadOptions& read) {
   const std::string prefix = "model:";
-  if (arg.compare(0, prefix.size(), prefix) == 0) return model_workload(arg.substr(prefix.size()), read.units);
-  return read_swf(arg, read);
+  if (arg.compare(0, prefix.size(), prefix) != 0) return read_swf(arg, read);
+  const std::string spec = arg.substr(prefix.size());
+  if (read.units > 0 && parse_model_spec(spec).params.count("nodes")) {
+    throw UsageError("--nodes " + std::to_string(read.units) + " and nodes= in '" + arg +
+                     "' both give the machine size: give one (to run a model's jobs on a larger machine, write them "
+                     "with los-sim generate and simulate the file with --nodes)");
+  }
+  return model_workload(spec, read.units);
 }
 
 }  // namespace
