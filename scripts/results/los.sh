@@ -4,12 +4,14 @@
 # (0.5-0.9), paired per-job differences with 90% confidence intervals, a
 # lookahead sweep C in {10, 25, 50, 100, 250}, every metric with records
 # cancelled before they ran dropped (the default) and kept (--keep-cancelled),
-# and the SDSC-SP2 ablation (one setting changed at a time, loads 0.5/0.7/0.9).
+# the SDSC-SP2 ablation (one setting changed at a time, loads 0.5/0.7/0.9), and
+# the long-queue Lublin-Feitelson grid of issue 14 (36 workloads x 5 replicates).
 #
 # Usage: scripts/results/los.sh [BUILD_DIR]   (default: build)
 # Needs: a built los-sim, python3, gnuplot, the shared traces in
 # ../shared/traces (or LOS_TRACES=DIR). Runs at most 2 simulations at once
-# (LOS_JOBS to change), under nice. A few minutes on the 2-core machine.
+# (LOS_JOBS to change), under nice. About 5 minutes on the 2-core machine (5 min 3 s measured),
+# most of it the long-queue grid (180 runs of 100,000 jobs).
 set -euo pipefail
 
 root="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -116,6 +118,12 @@ for mode in cleaned archived; do
   python3 "$root/scripts/results/los_report.py" decompose "$data/decomposition.json" "$sched/$mode.easy.swf" \
     "los, $mode" "$sched/$mode.los.swf" "selected-first, $mode" "$sched/$mode.los_traceback_selected-first.swf"
 done
+
+# Long queues (issue 14): EASY against the thesis's los and two designs of
+# docs/los.md on the 36 Lublin-Feitelson workloads, five load replicates each.
+DELTAS="0 0.00001 0.00002 0.00003 0.00004" LOS_JOBS="$jobs" "$root/scripts/results/los-issue14.sh" lublin \
+  "los,los:gate=fit:rest=easy:select=long-queue,los-maxsd:gate=fit:keep=ties:protect=late:rest=easy" \
+  "$data/longqueue" "$build" >/dev/null
 
 python3 "$root/scripts/results/los_report.py" "$data" "$out" "$root/docs/results/los.md" \
   "$(cd "$root" && git rev-parse --short HEAD 2>/dev/null || echo unknown)" "$(uname -srm); $(nproc) cores"
