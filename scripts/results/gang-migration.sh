@@ -80,7 +80,7 @@ for f in 1 2 4 6 10; do fig8_plan+=",bgs:mpl=5:cs=0:stats:plan_factor=$f"; done
 mkdir -p "$json"
 phi_model() {
   local f="$json/lublin-256-phi$1.swf"
-  [[ -s "$f" ]] || "$sim" generate "lublin:jobs=10000:nodes=256:seed=1:estimates=phi:phi=$1" -o "$f" >/dev/null
+  "$sim" generate "lublin:jobs=10000:nodes=256:seed=1:estimates=phi:phi=$1" -o "$f" >/dev/null
   echo "$f"
 }
 
