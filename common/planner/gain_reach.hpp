@@ -16,11 +16,6 @@
 
 namespace los {
 
-// start + duration, kTimeInfinity when that overflows it.
-inline Time saturating_end(Time start, Time duration) {
-  return duration >= kTimeInfinity - start ? kTimeInfinity : start + duration;
-}
-
 // How late a holder of a given size can be reached from the units gained
 // since the plan was last a fixpoint. A holder of `size` units reserved at r
 // can move to s < r only if its window [s, min(s + d, r)) now has `size`

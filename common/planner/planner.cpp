@@ -215,49 +215,6 @@ Time Planner::first_after(Index t, Time x, std::int64_t size, bool want_at_least
   return kTimeInfinity;
 }
 
-Time Planner::last_short_before(Time hi, std::int64_t size) const {
-  // Mirror of first_after: nodes on the search path of hi with key < hi, and
-  // their left subtrees, come before hi; the deeper, the larger the keys.
-  // Read-only like first_after (pending additions carried, not pushed).
-  auto short_of = [&](std::int64_t v) { return v < size; };
-  auto may_hold = [&](Index s, std::int64_t off) { return s != kNil && nodes_[s].lo + off < size; };
-  std::vector<std::pair<Index, std::int64_t>>& path = path_scratch_;
-  path.clear();
-  std::int64_t off = 0;
-  for (Index t = root_; t != kNil;) {
-    const Node& n = nodes_[t];
-    if (n.key >= hi) {
-      off += n.lazy;
-      t = n.left;
-    } else {
-      path.emplace_back(t, off);
-      off += n.lazy;
-      t = n.right;
-    }
-  }
-  for (auto it = path.rbegin(); it != path.rend(); ++it) {
-    const Node& n = nodes_[it->first];
-    if (short_of(n.value + it->second)) return n.key;
-    std::int64_t o = it->second + n.lazy;
-    if (!may_hold(n.left, o)) continue;
-    Index s = n.left;
-    for (;;) {
-      const Node& m = nodes_[s];
-      const std::int64_t below = o + m.lazy;
-      if (may_hold(m.right, below)) {
-        s = m.right;
-        o = below;
-      } else if (short_of(m.value + o)) {
-        return m.key;
-      } else {
-        s = m.left;
-        o = below;
-      }
-    }
-  }
-  return std::numeric_limits<Time>::min();
-}
-
 template <bool kMax>
 std::int64_t Planner::extreme_free(Time a, Time b) const {
   auto better = [](std::int64_t x, std::int64_t y) { return kMax ? std::max(x, y) : std::min(x, y); };
@@ -311,29 +268,76 @@ std::int64_t Planner::min_free(Time a, Time b) const { return extreme_free<false
 std::int64_t Planner::max_free(Time a, Time b) const { return extreme_free<true>(a, b); }
 
 Time Planner::earliest_start(std::int64_t size, Time duration, Time not_before, Time horizon) const {
-  Time x = std::max(not_before, origin_);
+  const Time x = std::max(not_before, origin_);
   if (x >= horizon) return horizon;
   if (size <= 0) return x;
   if (size > nodes_[root_].hi) return horizon;  // never that many free units
-  bool x_short = false;  // x is known to have fewer than size units free
-  for (;;) {
-    // Earliest candidate at or after x where enough units are free.
-    Time s = x;
-    if (x_short || free_at(x) < size) {
-      s = first_after(x, size, /*want_at_least=*/true);
-      if (s == kTimeInfinity) return horizon;
+  // One walk over the breakpoints after x in key order (read-only, pending
+  // additions carried as in first_after), skipping every subtree that cannot
+  // change what the walk knows. It used to be rounds of two descents from
+  // the root ("first point with enough units", "last short point in the
+  // window"), one round per short stretch; on a fragmented profile that was
+  // about ten rounds per query (docs/benchmarks.md, issue 17), and nearby
+  // stretches shared most of their paths.
+  StartScan scan{size, duration, horizon, x, false, horizon};
+  std::vector<std::pair<Index, std::int64_t>>& path = path_scratch_;
+  path.clear();
+  std::int64_t off = 0;
+  std::int64_t at_x = 0;  // free units on x's segment
+  for (Index t = root_; t != kNil;) {
+    const Node& n = nodes_[t];
+    if (n.key <= x) {
+      at_x = n.value + off;  // the last such node on the path is x's floor
+      off += n.lazy;
+      t = n.right;
+    } else {
+      path.emplace_back(t, off);
+      off += n.lazy;
+      t = n.left;
     }
-    if (s >= horizon) return horizon;
-    // The last point in the window where the units run short; none means s
-    // fits. Every start up to that point has it in its window too (the
-    // window is at least as long from any later start), so the search goes on
-    // after it, not after the first short point.
-    const Time window_end = std::min(duration >= kTimeInfinity - s ? kTimeInfinity : s + duration, horizon);
-    const Time bad = last_short_before(window_end, size);
-    if (bad <= s) return s;
-    x = bad;  // a breakpoint whose segment is short: no need to look it up again
-    x_short = true;
   }
+  scan.open = at_x >= size;  // a candidate at x itself
+  // The path's nodes after x, smallest key first (the deepest), each
+  // followed by its right subtree: the breakpoints after x in order.
+  for (auto it = path.rbegin(); it != path.rend(); ++it) {
+    const Node& n = nodes_[it->first];
+    if (scan_segment(scan, n.key, n.value + it->second)) return scan.answer;
+    if (scan_subtree(scan, n.right, it->second + n.lazy)) return scan.answer;
+  }
+  // Past the last breakpoint: a candidate runs to infinity.
+  return scan.open ? scan.candidate : horizon;
+}
+
+bool Planner::scan_segment(StartScan& scan, Time key, std::int64_t free) const {
+  if (scan.open) {
+    const Time window_end = std::min(saturating_end(scan.candidate, scan.duration), scan.horizon);
+    if (key >= window_end) {  // the whole window passed with enough units
+      scan.answer = scan.candidate;
+      return true;
+    }
+    if (free < scan.size) scan.open = false;
+    return false;
+  }
+  if (key >= scan.horizon) return true;  // no start before the horizon: the answer stays the horizon
+  if (free >= scan.size) {
+    scan.open = true;
+    scan.candidate = key;
+  }
+  return false;
+}
+
+bool Planner::scan_subtree(StartScan& scan, Index t, std::int64_t off) const {
+  if (t == kNil) return false;
+  const Node& n = nodes_[t];
+  // Nothing in it changes the walk's state: every segment has enough units
+  // while a candidate is open, or every one is short while none is. A key in
+  // it past the window (or the horizon) is then noticed at the next key
+  // visited, or at the end, with the same answer.
+  if (scan.open ? n.lo + off >= scan.size : n.hi + off < scan.size) return false;
+  const std::int64_t below = off + n.lazy;
+  if (scan_subtree(scan, n.left, below)) return true;
+  if (scan_segment(scan, n.key, n.value + off)) return true;
+  return scan_subtree(scan, n.right, below);
 }
 
 void Planner::ensure_breakpoint(Time t) {

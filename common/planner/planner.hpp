@@ -10,9 +10,11 @@
 // node also keeps the minimum and maximum free value of its subtree and a
 // pending addition for it (lazy propagation), so that
 //   - reserve / release of [a, b) is O(log P): split, add, merge;
-//   - earliest_start jumps from one infeasible block to the next with two
-//     O(log P) descents ("first breakpoint after x with free >= size", "first
-//     breakpoint after x with free < size") instead of walking the profile.
+//   - earliest_start walks the breakpoints after x in order but skips every
+//     subtree whose bounds say it holds only segments with enough units
+//     (while a candidate start is open) or only short ones (while none is):
+//     it visits the changes between short and long enough stretches, not
+//     every segment.
 // P is the number of breakpoints; adjacent segments with equal free values
 // are merged so P stays at most 2 x (running jobs + reservations) + 1.
 //
@@ -30,6 +32,11 @@
 #include "model/job.hpp"
 
 namespace los {
+
+// start + duration, kTimeInfinity when that overflows it.
+inline Time saturating_end(Time start, Time duration) {
+  return duration >= kTimeInfinity - start ? kTimeInfinity : start + duration;
+}
 
 // One segment of the availability list: `free` units from `start` to `end`.
 // The last segment of a profile ends at kTimeInfinity.
@@ -162,8 +169,22 @@ class Planner {
   // else (value < size); kTimeInfinity when none.
   Time first_after(Time x, std::int64_t size, bool want_at_least) const;
   Time first_after(Index t, Time x, std::int64_t size, bool want_at_least) const;
-  // Largest key < hi whose value is below size; the minimum Time when none.
-  Time last_short_before(Time hi, std::int64_t size) const;
+  // earliest_start's walk over the breakpoints in key order: an open
+  // candidate start has had at least `size` units free from it on so far.
+  struct StartScan {
+    std::int64_t size;
+    Time duration;
+    Time horizon;
+    Time candidate;
+    bool open;
+    Time answer;
+  };
+  // Visits the segment that begins at `key`; true when the answer is known
+  // (in scan.answer).
+  bool scan_segment(StartScan& scan, Time key, std::int64_t free) const;
+  // Visits subtree t's segments in key order (`off`: its ancestors' pending
+  // additions), skipping what cannot change the state; true when answered.
+  bool scan_subtree(StartScan& scan, Index t, std::int64_t off) const;
   void ensure_breakpoint(Time t);
   // add() without its checks of a: the lowest free value over [a, b) after
   // the shift (the maximum value when the range is empty). `count`: a
@@ -196,7 +217,7 @@ class Planner {
   // The tree is logically const during queries, but pushing pending
   // additions down rewrites nodes: an implementation detail, hence mutable.
   mutable std::vector<Node> nodes_;
-  // first_after's and last_short_before's search path (node, pending
+  // first_after's and earliest_start's search path (node, pending
   // additions above it), reused
   mutable std::vector<std::pair<Index, std::int64_t>> path_scratch_;
   std::vector<Index> free_list_;
