@@ -1,6 +1,6 @@
-// Job ids in the per-snapshot bookkeeping of long queues (the snapshot
-// decoder's duplicate check, snapshot_diff): 100,000 ids per step without an
-// allocation per id.
+// Job ids in the bookkeeping of long queues (the snapshot decoder's duplicate
+// check, snapshot_diff, the backfilling policies' reservations): 100,000 ids
+// per step without an allocation per id.
 #pragma once
 
 #include <algorithm>
@@ -14,13 +14,14 @@
 
 namespace los {
 
-// Job id -> position: open addressing in one array.
-class JobIdIndex {
+// Job id -> V: open addressing in one array (linear probing, at most half
+// full, deletion by shifting the probe run back, so no tombstones). One cache
+// line per look-up where std::unordered_map reads a bucket and then a node:
+// the policies look up every waiting job in every step.
+template <class V>
+class JobMap {
  public:
-  static constexpr std::size_t kAbsent = std::numeric_limits<std::size_t>::max();
-
-  JobIdIndex() = default;
-  explicit JobIdIndex(std::size_t expected) { reserve(expected); }
+  JobMap() = default;
 
   // Room for `n` ids without rehashing.
   void reserve(std::size_t n) {
@@ -28,32 +29,63 @@ class JobIdIndex {
     while (capacity < 2 * n) capacity *= 2;
     if (capacity > slots_.size()) rehash(capacity);
   }
-  // Adds id -> position unless id is present; true when added.
-  bool insert(JobId id, std::size_t position = 0) {
+  V* find(JobId id) {
+    if (slots_.empty()) return nullptr;
+    Slot& s = slots_[find_slot(id)];
+    return s.used ? &s.value : nullptr;
+  }
+  const V* find(JobId id) const { return const_cast<JobMap*>(this)->find(id); }
+  bool contains(JobId id) const { return find(id) != nullptr; }
+  // Adds id -> value unless id is present; true when added.
+  bool insert(JobId id, const V& value) {
     if (2 * (size_ + 1) > slots_.size()) rehash(slots_.empty() ? 16 : 2 * slots_.size());
     Slot& s = slots_[find_slot(id)];
     if (s.used) return false;
-    s = {id, position, true};
+    s = Slot{id, value, true};
     ++size_;
     return true;
   }
-  // Maps id to position, whether or not id is present.
-  void assign(JobId id, std::size_t position) {
-    if (!insert(id, position)) slots_[find_slot(id)].position = position;
+  // Maps id to value, whether or not id is present.
+  void assign(JobId id, const V& value) {
+    if (!insert(id, value)) slots_[find_slot(id)].value = value;
   }
-  // The position stored with id, or kAbsent.
-  std::size_t find(JobId id) const {
-    if (slots_.empty()) return kAbsent;
-    const Slot& s = slots_[find_slot(id)];
-    return s.used ? s.position : kAbsent;
+  // Removes id; true when it was present.
+  bool erase(JobId id) {
+    if (slots_.empty()) return false;
+    const std::size_t mask = slots_.size() - 1;
+    std::size_t hole = find_slot(id);
+    if (!slots_[hole].used) return false;
+    // Move back every later entry of the run whose home is not between the
+    // hole and it (cyclically): its probe from home would cross the hole.
+    for (std::size_t i = (hole + 1) & mask; slots_[i].used; i = (i + 1) & mask) {
+      const std::size_t home = hash(slots_[i].id) & mask;
+      if (((i - home) & mask) >= ((i - hole) & mask)) {
+        slots_[hole] = slots_[i];
+        hole = i;
+      }
+    }
+    slots_[hole].used = false;
+    --size_;
+    return true;
   }
-  bool contains(JobId id) const { return find(id) != kAbsent; }
+  void clear() {
+    for (Slot& s : slots_) s.used = false;
+    size_ = 0;
+  }
   std::size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  // f(id, value) for every entry, in no particular order.
+  template <class F>
+  void for_each(const F& f) const {
+    for (const Slot& s : slots_) {
+      if (s.used) f(s.id, s.value);
+    }
+  }
 
  private:
   struct Slot {
     JobId id = 0;
-    std::size_t position = 0;
+    V value{};
     bool used = false;
   };
   static std::size_t hash(JobId id) {
@@ -66,8 +98,8 @@ class JobIdIndex {
     x ^= x >> 31;
     return static_cast<std::size_t>(x);
   }
-  // The slot holding id, or the empty slot where it would go (linear probing;
-  // the table is at most half full, so one exists).
+  // The slot holding id, or the empty slot where it would go (the table is
+  // at most half full, so one exists).
   std::size_t find_slot(JobId id) const {
     const std::size_t mask = slots_.size() - 1;
     std::size_t i = hash(id) & mask;
@@ -83,6 +115,31 @@ class JobIdIndex {
 
   std::vector<Slot> slots_;
   std::size_t size_ = 0;
+};
+
+// Job id -> position in a list.
+class JobIdIndex {
+ public:
+  static constexpr std::size_t kAbsent = std::numeric_limits<std::size_t>::max();
+
+  JobIdIndex() = default;
+  explicit JobIdIndex(std::size_t expected) { map_.reserve(expected); }
+
+  void reserve(std::size_t n) { map_.reserve(n); }
+  // Adds id -> position unless id is present; true when added.
+  bool insert(JobId id, std::size_t position = 0) { return map_.insert(id, position); }
+  // Maps id to position, whether or not id is present.
+  void assign(JobId id, std::size_t position) { map_.assign(id, position); }
+  // The position stored with id, or kAbsent.
+  std::size_t find(JobId id) const {
+    const std::size_t* p = map_.find(id);
+    return p != nullptr ? *p : kAbsent;
+  }
+  bool contains(JobId id) const { return map_.contains(id); }
+  std::size_t size() const { return map_.size(); }
+
+ private:
+  JobMap<std::size_t> map_;
 };
 
 // A set of job ids: a bitmap over a window of ids, a JobIdIndex for the ids

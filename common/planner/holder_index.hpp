@@ -20,6 +20,9 @@
 namespace los {
 
 class HolderIndex {
+  using Index = std::int32_t;
+  static constexpr Index kNil = -1;
+
  public:
   struct Holder {
     Time start;
@@ -56,6 +59,44 @@ class HolderIndex {
   void clear();
   std::size_t size() const { return count_; }
 
+  // A walk over the holders in key order that resumes where it stopped:
+  // next(walk, ...) is next_after(the last holder it returned, ...), without
+  // descending from the root again. The index must not change during a walk.
+  class Walk {
+   public:
+    Walk() { stack_.reserve(64); }
+
+   private:
+    friend class HolderIndex;
+    std::vector<Index> stack_;  // entered nodes whose holder and right subtree are still ahead
+    Index pending_ = kNil;      // the subtree to enter next
+    bool started_ = false;
+  };
+
+  // The next holder of the walk for which accept(holder) is true, with
+  // may_hold as in next_after (tested when the walk enters a subtree);
+  // nullptr at the end.
+  template <typename MayHold, typename Accept>
+  const Holder* next(Walk& walk, const MayHold& may_hold, const Accept& accept) const {
+    if (!walk.started_) {
+      walk.pending_ = root_;
+      walk.started_ = true;
+    }
+    for (;;) {
+      // Every holder in a subtree that may_hold rules out fails accept()
+      // (the caller's promise), so skipping it skips no answer.
+      for (Index t = walk.pending_; t != kNil && may_hold(nodes_[t].bounds); t = nodes_[t].left) {
+        walk.stack_.push_back(t);
+      }
+      walk.pending_ = kNil;
+      if (walk.stack_.empty()) return nullptr;
+      const Node& n = nodes_[walk.stack_.back()];
+      walk.stack_.pop_back();
+      walk.pending_ = n.right;
+      if (accept(n.holder)) return &n.holder;
+    }
+  }
+
   // The first holder with key > (start, order), in key order, for which
   // accept(holder) is true. may_hold(bounds) must be true for any subtree that
   // holds a holder accept() takes (it may be true for others). nullptr when
@@ -66,8 +107,6 @@ class HolderIndex {
   }
 
  private:
-  using Index = std::int32_t;
-  static constexpr Index kNil = -1;
   struct Node {
     Holder holder;
     Bounds bounds;

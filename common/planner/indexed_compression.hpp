@@ -9,7 +9,6 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <limits>
 
 #include "model/job.hpp"
 #include "planner/gain_reach.hpp"
@@ -60,13 +59,11 @@ void compress_indexed(const Planner& planner, const HolderIndex& holders, StartB
   // s < s'. Hence h's earliest start before r is >= s', and searching from
   // s' finds the same answer (or r when there is none).
   visited.reset();
-  Time at = std::numeric_limits<Time>::min();
-  std::int64_t order = std::numeric_limits<std::int64_t>::min();
-  while (const HolderIndex::Holder* found = holders.next_after(at, order, may_hold, accept)) {
+  HolderIndex::Walk walk;
+  while (const HolderIndex::Holder* found = holders.next(walk, may_hold, accept)) {
     const HolderIndex::Holder h = *found;
-    at = h.start;
-    order = h.order;
-    const Time s = planner.earliest_start(h.size, h.duration, std::max(now, visited.lower(h.size, h.duration)), h.start);
+    const Time s =
+        planner.earliest_start(h.size, h.duration, std::max(now, visited.lower(h.size, h.duration)), h.start);
     visited.record(h.size, h.duration, s);
     if (s >= h.start) continue;
     move(h, s);

@@ -3,7 +3,8 @@
 #include <algorithm>
 #include <array>
 #include <limits>
-#include <unordered_map>
+#include <stdexcept>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -27,16 +28,22 @@ Time BackfillingPolicy::insertion_start(std::int64_t size, Time duration, Time n
 }
 
 void BackfillingPolicy::add_reservation(JobId id, int size, Time start, Time duration, Planner::SpanId span) {
-  reserved_[id] = Reservation{size, start, duration, next_order_, span};
+  reserved_.assign(id, Reservation{size, start, duration, next_order_, span});
   holders_.insert({start, next_order_, id, size, duration});
   ++next_order_;
 }
 
+BackfillingPolicy::Reservation& BackfillingPolicy::reservation_of(JobId id) {
+  Reservation* r = reserved_.find(id);
+  if (r == nullptr) throw std::logic_error("backfilling: job " + std::to_string(id) + " holds no reservation");
+  return *r;
+}
+
 void BackfillingPolicy::drop_reservation(JobId id) {
-  const auto it = reserved_.find(id);
-  if (it == reserved_.end()) return;
-  holders_.erase(it->second.start, it->second.order);
-  reserved_.erase(it);
+  const Reservation* r = reserved_.find(id);
+  if (r == nullptr) return;
+  holders_.erase(r->start, r->order);
+  reserved_.erase(id);
 }
 
 void BackfillingPolicy::move_reservation(JobId id, Reservation& r, Time s) {
@@ -58,7 +65,7 @@ void BackfillingPolicy::move_span(JobId id, Reservation& r, Time s) {
 
 void BackfillingPolicy::reindex_moved() {
   // A moved holder's reservation has its new start; its index entry the old.
-  holders_.move_all(moved_, [&](std::size_t i) { return reserved_.at(moved_[i].id).start; });
+  holders_.move_all(moved_, [&](std::size_t i) { return reservation_of(moved_[i].id).start; });
   moved_.clear();
 }
 
@@ -67,9 +74,9 @@ bool BackfillingPolicy::update(const Snapshot& snapshot, bool& freed) {
   if (!profile_.update(snapshot, freed)) return false;
   for (const SnapshotEvent& ev : snapshot.events) {
     if (ev.kind != SnapshotEvent::Kind::Withdrawn) continue;
-    const auto it = reserved_.find(ev.job);
-    if (it == reserved_.end()) continue;
-    profile_.planner().release(it->second.span);
+    const Reservation* r = reserved_.find(ev.job);
+    if (r == nullptr) continue;
+    profile_.planner().release(r->span);
     drop_reservation(ev.job);
     freed = true;
   }
@@ -109,7 +116,7 @@ void BackfillingPolicy::compress(Time now) {
     return;
   }
   compress_indexed(planner, holders_, visited_, now,
-                   [&](const HolderIndex::Holder& h, Time s) { move_span(h.id, reserved_.at(h.id), s); });
+                   [&](const HolderIndex::Holder& h, Time s) { move_span(h.id, reservation_of(h.id), s); });
   reindex_moved();
   planner.clear_gains();
 }
@@ -120,7 +127,7 @@ void BackfillingPolicy::compress_full_scan(Time now) {
   order.reserve(holders_.size());
   for (const HolderIndex::Holder& h : holders_.sorted()) order.push_back(h.id);
   for (JobId id : order) {
-    Reservation& r = reserved_.at(id);
+    Reservation& r = reservation_of(id);
     if (r.start <= now) continue;
     // Asked with the job's own reservation still in place: the horizon cuts
     // the window at the old start, so this is "can it start before?".
@@ -191,7 +198,7 @@ StepResult BackfillingPolicy::step(const Snapshot& snapshot) {
     if (reserved_.size() > kFewHolders) return true;  // ask the map
     if (!few_known) {
       few_count = 0;
-      for (const auto& [holder, reservation] : reserved_) few[few_count++] = holder;
+      reserved_.for_each([&](JobId holder, const Reservation&) { few[few_count++] = holder; });
       few_known = true;
     }
     return std::find(few.begin(), few.begin() + static_cast<std::ptrdiff_t>(few_count), id) !=
@@ -248,8 +255,8 @@ StepResult BackfillingPolicy::step(const Snapshot& snapshot) {
     }
     const Job& job = queue[i];
     if (holds(job.id)) {
-      if (const auto held = reserved_.find(job.id); held != reserved_.end()) {
-        const Reservation r = held->second;
+      if (const Reservation* held = reserved_.find(job.id); held != nullptr) {
+        const Reservation r = *held;
         if (r.start == now) {  // its units are already taken: the promise is kept
           drop_reservation(job.id);
           profile_.adopt_start(job.id, r.size, now, now + r.duration);

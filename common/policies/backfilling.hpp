@@ -45,8 +45,8 @@
 #include <cstdint>
 #include <limits>
 #include <vector>
-#include <unordered_map>
 
+#include "model/job_id_index.hpp"
 #include "planner/holder_index.hpp"
 #include "planner/running_profile.hpp"
 #include "planner/start_bound.hpp"
@@ -99,6 +99,8 @@ class BackfillingPolicy final : public Policy {
   void reindex_moved();
   void add_reservation(JobId id, int size, Time start, Time duration, Planner::SpanId span);
   void drop_reservation(JobId id);
+  // The reservation of a holder; throws std::logic_error for a job holding none.
+  Reservation& reservation_of(JobId id);
   // Planner::earliest_start(size, duration, now) for a new reservation or a
   // start, searched from the bound of earlier insertions (same answer).
   Time insertion_start(std::int64_t size, Time duration, Time now);
@@ -109,16 +111,16 @@ class BackfillingPolicy final : public Policy {
   int depth_;
   std::string label_;
   RunningProfile profile_;  // running jobs; the reservations sit on top of it
-  std::unordered_map<JobId, Reservation> reserved_;
-  HolderIndex holders_;  // the holders in order of reserved start, searchable by shape
+  JobMap<Reservation> reserved_;
+  HolderIndex holders_;                     // the holders in order of reserved start, searchable by shape
   std::vector<HolderIndex::Holder> moved_;  // entries (old keys) a pass has yet to update
   Compression compression_;
   Pass pass_;
   std::vector<std::size_t> due_at_;  // find_due_holders(): kept to reuse its memory
   std::vector<JobId> due_ids_;
   std::int64_t next_order_ = 0;
-  StartBound visited_;  // compress()'s bound, kept to reuse its memory
-  StartBound insertions_;               // valid while the planner's additions() stay
+  StartBound visited_;                      // compress()'s bound, kept to reuse its memory
+  StartBound insertions_;                   // valid while the planner's additions() stay
   std::uint64_t insertions_additions_ = 0;  // planner.additions() when it was valid
 };
 

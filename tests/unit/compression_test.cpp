@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <limits>
 #include <random>
 #include <string>
 #include <vector>
@@ -137,6 +138,43 @@ TEST(Compression, HolderIndexFindsTheFirstAcceptedHolderAfterAKey) {
     ASSERT_EQ(found == nullptr, expected == nullptr) << "round " << round;
     if (found != nullptr) {
       ASSERT_EQ(found->id, expected->id) << "round " << round;
+    }
+  }
+}
+
+TEST(Compression, HolderIndexWalkResumesAsASearchFromTheLastHolderFound) {
+  // Compression's walk: its tests tighten or loosen between holders (each
+  // move changes the gained units), and the walk must find what a search
+  // from the last holder found would, under the tests of the moment.
+  std::mt19937 rng(11);
+  for (int round = 0; round < 300; ++round) {
+    HolderIndex index;
+    const int n = 1 + static_cast<int>(rng() % 200);
+    for (int k = 0; k < n; ++k) {
+      index.insert(
+          {static_cast<Time>(rng() % 100), k, k, 1 + static_cast<int>(rng() % 8), 1 + static_cast<Time>(rng() % 50)});
+    }
+    std::int64_t max_size = 8;
+    Time max_duration = 50;
+    const auto accept = [&](const HolderIndex::Holder& h) { return h.size <= max_size && h.duration <= max_duration; };
+    const auto may_hold = [&](const HolderIndex::Bounds& b) {
+      return b.size <= max_size && b.duration <= max_duration;
+    };
+    HolderIndex::Walk walk;
+    Time at = std::numeric_limits<Time>::min();
+    std::int64_t order = std::numeric_limits<std::int64_t>::min();
+    int found_count = 0;
+    for (;;) {
+      max_size = 1 + static_cast<int>(rng() % 8);
+      max_duration = 1 + static_cast<Time>(rng() % 50);
+      const HolderIndex::Holder* expected = index.next_after(at, order, may_hold, accept);
+      const HolderIndex::Holder* found = index.next(walk, may_hold, accept);
+      ASSERT_EQ(found == nullptr, expected == nullptr) << "round " << round << " after " << found_count;
+      if (found == nullptr) break;
+      ASSERT_EQ(found->id, expected->id) << "round " << round << " after " << found_count;
+      at = found->start;
+      order = found->order;
+      ++found_count;
     }
   }
 }

@@ -26,8 +26,8 @@ std::vector<std::vector<JobId>> id_patterns() {
   for (JobId i = 0; i < 3000; ++i) strided.push_back(i << 20);
   out.push_back(strided);
   std::vector<JobId> outliers = dense;  // most ids dense, a few far away
-  for (JobId x : {JobId{0}, JobId{1}, std::numeric_limits<JobId>::max(), std::numeric_limits<JobId>::min(),
-                  JobId{-1}, JobId{999'999}, JobId{1'005'000}, JobId{1} << 40}) {
+  for (JobId x : {JobId{0}, JobId{1}, std::numeric_limits<JobId>::max(), std::numeric_limits<JobId>::min(), JobId{-1},
+                  JobId{999'999}, JobId{1'005'000}, JobId{1} << 40}) {
     outliers.push_back(x);
   }
   out.push_back(outliers);
@@ -52,6 +52,52 @@ TEST(JobIdIndex, AnswersAsUnorderedMap) {
     }
     index.assign(ids[0], 12345);
     EXPECT_EQ(index.find(ids[0]), 12345u);
+  }
+}
+
+TEST(JobMap, InsertsAndErasesAsUnorderedMap) {
+  // Erasing shifts probe runs back: every id still there must stay
+  // findable, whichever ids share runs (the strided pattern makes long ones).
+  std::mt19937_64 rng(23);
+  for (const std::vector<JobId>& ids : id_patterns()) {
+    JobMap<std::int64_t> map;
+    std::unordered_map<JobId, std::int64_t> expected;
+    for (int op = 0; op < 40000; ++op) {
+      const JobId id = ids[rng() % ids.size()];
+      const auto value = static_cast<std::int64_t>(rng() % 1000);
+      switch (rng() % 4) {
+        case 0:
+        case 1:
+          ASSERT_EQ(map.insert(id, value), expected.emplace(id, value).second) << id;
+          break;
+        case 2:
+          map.assign(id, value);
+          expected[id] = value;
+          break;
+        default:
+          ASSERT_EQ(map.erase(id), expected.erase(id) > 0) << id;
+      }
+      ASSERT_EQ(map.size(), expected.size());
+      if (op % 1000 == 0) {
+        for (JobId probe : ids) {
+          const std::int64_t* found = map.find(probe);
+          const auto it = expected.find(probe);
+          ASSERT_EQ(found != nullptr, it != expected.end()) << probe;
+          if (found != nullptr) {
+            ASSERT_EQ(*found, it->second) << probe;
+          }
+        }
+        std::size_t listed = 0;
+        map.for_each([&](JobId id, std::int64_t v) {
+          ASSERT_EQ(expected.at(id), v);
+          ++listed;
+        });
+        ASSERT_EQ(listed, expected.size());
+      }
+    }
+    map.clear();
+    EXPECT_TRUE(map.empty());
+    EXPECT_FALSE(map.contains(ids[0]));
   }
 }
 
