@@ -100,66 +100,57 @@ Planner::Index Planner::merge(Index l, Index r) {
   return r;
 }
 
-Planner::Index Planner::rightmost(Index t) const {
-  while (t != kNil) {
-    push(t);
-    if (nodes_[t].right == kNil) return t;
-    t = nodes_[t].right;
-  }
-  return kNil;
-}
-
-Planner::Index Planner::leftmost(Index t) const {
-  while (t != kNil) {
-    push(t);
-    if (nodes_[t].left == kNil) return t;
-    t = nodes_[t].left;
-  }
-  return kNil;
-}
-
-Planner::Index Planner::floor_node(Time t) const {
-  Index best = kNil;
-  Index cur = root_;
-  while (cur != kNil) {
-    push(cur);
-    if (nodes_[cur].key <= t) {
-      best = cur;
-      cur = nodes_[cur].right;
+Planner::Floor Planner::floor_node(Time t) const {
+  // Read-only, like first_after: the pending additions above a node are
+  // carried, not pushed down (pushing writes both children of every node on
+  // the path, and the sibling off the path is a cache miss of its own).
+  Floor best{kNil, 0};
+  std::int64_t off = 0;
+  for (Index cur = root_; cur != kNil;) {
+    const Node& n = nodes_[cur];
+    if (n.key <= t) {
+      best = {cur, n.value + off};
+      off += n.lazy;
+      cur = n.right;
     } else {
-      cur = nodes_[cur].left;
+      off += n.lazy;
+      cur = n.left;
     }
   }
   return best;
 }
 
-Planner::Index Planner::floor_node(Time t, Index& before) const {
-  Index best = kNil;
-  before = kNil;
-  Index cur = root_;
-  while (cur != kNil) {
-    push(cur);
-    if (nodes_[cur].key < t) {
-      best = before = cur;
-      cur = nodes_[cur].right;
-    } else if (nodes_[cur].key == t) {
+Planner::Floor Planner::floor_node(Time t, Floor& before) const {
+  Floor best{kNil, 0};
+  before = {kNil, 0};
+  std::int64_t off = 0;
+  for (Index cur = root_; cur != kNil;) {
+    const Node& n = nodes_[cur];
+    if (n.key < t) {
+      best = before = {cur, n.value + off};
+      off += n.lazy;
+      cur = n.right;
+    } else if (n.key == t) {
       // Keys are unique: t's node is the floor, and the keys below it that
-      // are above `before` are its left subtree's.
-      best = cur;
-      const Index last_left = rightmost(nodes_[cur].left);
-      if (last_left != kNil) before = last_left;
+      // are above `before` are its left subtree's: its rightmost is `before`.
+      best = {cur, n.value + off};
+      off += n.lazy;
+      for (Index s = n.left; s != kNil;) {
+        const Node& m = nodes_[s];
+        before = {s, m.value + off};
+        off += m.lazy;
+        s = m.right;
+      }
       break;
     } else {
-      cur = nodes_[cur].left;
+      off += n.lazy;
+      cur = n.left;
     }
   }
   return best;
 }
 
-std::int64_t Planner::free_at(Time t) const {
-  const Index n = floor_node(std::max(t, origin_));
-  return nodes_[n].value;
-}
+std::int64_t Planner::free_at(Time t) const { return floor_node(std::max(t, origin_)).value; }
 
 Time Planner::first_after(Time x, std::int64_t size, bool want_at_least) const {
   return first_after(root_, x, size, want_at_least);
@@ -342,24 +333,12 @@ bool Planner::scan_subtree(StartScan& scan, Index t, std::int64_t off) const {
 
 void Planner::ensure_breakpoint(Time t) {
   if (t >= kTimeInfinity) return;
-  const Index f = floor_node(t);
-  if (nodes_[f].key == t) return;
-  const std::int64_t v = nodes_[f].value;
+  const Floor f = floor_node(t);
+  if (nodes_[f.node].key == t) return;
+  const std::int64_t v = f.value;
   Index l, r;
   split(root_, t, l, r);
   root_ = merge(merge(l, make_node(t, v)), r);
-}
-
-Planner::Index Planner::pop_leftmost(Index t, Index& popped) {
-  // Unlinks the leftmost node of t (t non-empty) and returns the new root.
-  push(t);
-  if (nodes_[t].left == kNil) {
-    popped = t;
-    return nodes_[t].right;
-  }
-  nodes_[t].left = pop_leftmost(nodes_[t].left, popped);
-  pull(t);
-  return t;
 }
 
 void Planner::add(Time a, Time b, std::int64_t delta) { shift(a, b, delta, true); }
@@ -376,21 +355,21 @@ std::int64_t Planner::shift(Time a, Time b, std::int64_t delta, bool count) {
   // predecessor's. A new breakpoint never does: it took its predecessor's
   // value and exactly one of the two was shifted (delta != 0). Inside
   // [a, b) every value moved by the same delta, so no other pair became equal.
-  Index before = kNil;
-  const Index at_a = floor_node(a, before);  // exists: a >= origin, which is a key
-  const bool a_is_key = nodes_[at_a].key == a;
-  const std::int64_t value_at_a = nodes_[at_a].value;  // before the shift
+  Floor before;
+  const Floor at_a = floor_node(a, before);  // exists: a >= origin, which is a key
+  const bool a_is_key = nodes_[at_a.node].key == a;
+  const std::int64_t value_at_a = at_a.value;  // before the shift
   // The value just before a, when a is a key (a = origin has none).
-  const bool a_has_predecessor = a_is_key && before != kNil;
-  const std::int64_t value_before_a = a_has_predecessor ? nodes_[before].value : 0;
+  const bool a_has_predecessor = a_is_key && before.node != kNil;
+  const std::int64_t value_before_a = a_has_predecessor ? before.value : 0;
   bool b_is_key = false;
   std::int64_t value_at_b = 0;
   std::int64_t value_before_b = 0;  // before the shift
   if (b < kTimeInfinity) {
-    const Index at_b = floor_node(b, before);  // b > a: before is a node
-    b_is_key = nodes_[at_b].key == b;
-    value_at_b = nodes_[at_b].value;
-    value_before_b = b_is_key ? nodes_[before].value : value_at_b;
+    const Floor at_b = floor_node(b, before);  // b > a: before is a node
+    b_is_key = nodes_[at_b.node].key == b;
+    value_at_b = at_b.value;
+    value_before_b = b_is_key ? before.value : value_at_b;
     // Made before a's node, as the split-and-merge version did: the same
     // priorities, the same tree.
     if (!b_is_key) root_ = insert_node(root_, make_node(b, value_before_b));

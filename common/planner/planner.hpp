@@ -155,14 +155,16 @@ class Planner {
   void pull(Index t);
   void split(Index t, Time key, Index& l, Index& r);  // l: keys < key
   Index merge(Index l, Index r);
-  Index rightmost(Index t) const;
-  Index leftmost(Index t) const;
-  Index pop_leftmost(Index t, Index& popped);
-  // Node with the largest key <= t, or kNil.
-  Index floor_node(Time t) const;
+  // A node and its free units (its value with the pending additions above it).
+  struct Floor {
+    Index node = kNil;
+    std::int64_t value = 0;
+  };
+  // The node with the largest key <= t (node kNil when none).
+  Floor floor_node(Time t) const;
   // floor_node(t), and in the same descent the node with the largest key < t
-  // (kNil when none) in `before`.
-  Index floor_node(Time t, Index& before) const;
+  // (node kNil when none) in `before`.
+  Floor floor_node(Time t, Floor& before) const;
   // max_free when kMax, else min_free.
   template <bool kMax>
   std::int64_t extreme_free(Time a, Time b) const;
