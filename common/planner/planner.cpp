@@ -287,48 +287,29 @@ Time Planner::earliest_start(std::int64_t size, Time duration, Time not_before, 
       t = n.left;
     }
   }
-  scan.open = at_x >= size;  // a candidate at x itself
+  if (at_x >= size) scan.open_at(x);  // a candidate at x itself
   // The path's nodes after x, smallest key first (the deepest), each
   // followed by its right subtree: the breakpoints after x in order.
   for (auto it = path.rbegin(); it != path.rend(); ++it) {
     const Node& n = nodes_[it->first];
-    if (scan_segment(scan, n.key, n.value + it->second)) return scan.answer;
-    if (scan_subtree(scan, n.right, it->second + n.lazy)) return scan.answer;
+    if (scan.visit(n.key, n.value + it->second)) return scan.answer();
+    if (n.right != kNil && scan_subtree(scan, n.right, it->second + n.lazy)) return scan.answer();
   }
   // Past the last breakpoint: a candidate runs to infinity.
-  return scan.open ? scan.candidate : horizon;
-}
-
-bool Planner::scan_segment(StartScan& scan, Time key, std::int64_t free) const {
-  if (scan.open) {
-    const Time window_end = std::min(saturating_end(scan.candidate, scan.duration), scan.horizon);
-    if (key >= window_end) {  // the whole window passed with enough units
-      scan.answer = scan.candidate;
-      return true;
-    }
-    if (free < scan.size) scan.open = false;
-    return false;
-  }
-  if (key >= scan.horizon) return true;  // no start before the horizon: the answer stays the horizon
-  if (free >= scan.size) {
-    scan.open = true;
-    scan.candidate = key;
-  }
-  return false;
+  return scan.answer();
 }
 
 bool Planner::scan_subtree(StartScan& scan, Index t, std::int64_t off) const {
-  if (t == kNil) return false;
   const Node& n = nodes_[t];
   // Nothing in it changes the walk's state: every segment has enough units
   // while a candidate is open, or every one is short while none is. A key in
-  // it past the window (or the horizon) is then noticed at the next key
-  // visited, or at the end, with the same answer.
+  // it past the limit is then noticed at the next key visited, or at the
+  // end, with the same answer.
   if (scan.open ? n.lo + off >= scan.size : n.hi + off < scan.size) return false;
   const std::int64_t below = off + n.lazy;
-  if (scan_subtree(scan, n.left, below)) return true;
-  if (scan_segment(scan, n.key, n.value + off)) return true;
-  return scan_subtree(scan, n.right, below);
+  if (n.left != kNil && scan_subtree(scan, n.left, below)) return true;
+  if (scan.visit(n.key, n.value + off)) return true;
+  return n.right != kNil && scan_subtree(scan, n.right, below);
 }
 
 void Planner::ensure_breakpoint(Time t) {

@@ -23,6 +23,7 @@
 // release(), instead of carrying (start, duration, size) around.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <random>
@@ -172,21 +173,42 @@ class Planner {
   // else (value < size); kTimeInfinity when none.
   Time first_after(Time x, std::int64_t size, bool want_at_least) const;
   Time first_after(Index t, Time x, std::int64_t size, bool want_at_least) const;
-  // earliest_start's walk over the breakpoints in key order: an open
-  // candidate start has had at least `size` units free from it on so far.
+  // earliest_start's walk over the breakpoints in key order. An open
+  // candidate start has had at least `size` units free from it on so far;
+  // the walk is answered at the first key at or past `limit`: the
+  // candidate's window end (cut at the horizon) while one is open, else the
+  // horizon.
   struct StartScan {
     std::int64_t size;
     Time duration;
     Time horizon;
     Time candidate;
     bool open;
-    Time answer;
+    Time limit;
+    void open_at(Time key) {
+      open = true;
+      candidate = key;
+      limit = std::min(saturating_end(key, duration), horizon);
+    }
+    Time answer() const { return open ? candidate : horizon; }
+    // The segment that begins at `key` has `free` units; true when the
+    // walk is answered (answer()).
+    bool visit(Time key, std::int64_t free) {
+      if (key >= limit) return true;  // the window passed with enough units, or the horizon came
+      if (open) {
+        if (free < size) {
+          open = false;
+          limit = horizon;
+        }
+      } else if (free >= size) {
+        open_at(key);
+      }
+      return false;
+    }
   };
-  // Visits the segment that begins at `key`; true when the answer is known
-  // (in scan.answer).
-  bool scan_segment(StartScan& scan, Time key, std::int64_t free) const;
   // Visits subtree t's segments in key order (`off`: its ancestors' pending
-  // additions), skipping what cannot change the state; true when answered.
+  // additions; t not kNil), skipping what cannot change the state; true
+  // when answered.
   bool scan_subtree(StartScan& scan, Index t, std::int64_t off) const;
   void ensure_breakpoint(Time t);
   // add() without its checks of a: the lowest free value over [a, b) after
