@@ -177,7 +177,8 @@ class Planner {
   // candidate start has had at least `size` units free from it on so far;
   // the walk is answered at the first key at or past `limit`: the
   // candidate's window end (cut at the horizon) while one is open, else the
-  // horizon.
+  // horizon. It stops, unanswered, when `budget` visits are spent (budget
+  // then negative; last_key the last key that changed its state).
   struct StartScan {
     std::int64_t size;
     Time duration;
@@ -185,16 +186,20 @@ class Planner {
     Time candidate;
     bool open;
     Time limit;
+    Time last_key;
+    int budget;
     void open_at(Time key) {
       open = true;
       candidate = key;
       limit = std::min(saturating_end(key, duration), horizon);
     }
     Time answer() const { return open ? candidate : horizon; }
-    // The segment that begins at `key` has `free` units; true when the
-    // walk is answered (answer()).
+    // The segment that begins at `key` has `free` units; true when the walk
+    // stops (answered, or out of budget).
     bool visit(Time key, std::int64_t free) {
       if (key >= limit) return true;  // the window passed with enough units, or the horizon came
+      if (--budget < 0) return true;
+      last_key = key;
       if (open) {
         if (free < size) {
           open = false;
@@ -206,10 +211,19 @@ class Planner {
       return false;
     }
   };
+  // Visits of the walk before the rounds take over (docs/benchmarks.md,
+  // "earliest start", issue 17).
+  static constexpr int kWalkBudget = 600;
   // Visits subtree t's segments in key order (`off`: its ancestors' pending
   // additions; t not kNil), skipping what cannot change the state; true
-  // when answered.
+  // when the walk stops.
   bool scan_subtree(StartScan& scan, Index t, std::int64_t off) const;
+  // The rounds: from x (x_short: x is a breakpoint whose segment is short),
+  // a candidate where enough units are free, then past the last short point
+  // of its window, until one fits.
+  Time start_by_rounds(std::int64_t size, Time duration, Time x, bool x_short, Time horizon) const;
+  // Largest key < hi whose value is below size; the minimum Time when none.
+  Time last_short_before(Time hi, std::int64_t size) const;
   void ensure_breakpoint(Time t);
   // add() without its checks of a: the lowest free value over [a, b) after
   // the shift (the maximum value when the range is empty). `count`: a
@@ -245,6 +259,8 @@ class Planner {
   // first_after's and earliest_start's search path (node, pending
   // additions above it), reused
   mutable std::vector<std::pair<Index, std::int64_t>> path_scratch_;
+  // last_short_before's (apart from earliest_start's walk, which it follows)
+  mutable std::vector<std::pair<Index, std::int64_t>> short_path_scratch_;
   std::vector<Index> free_list_;
   Index root_ = kNil;
   std::size_t count_ = 0;

@@ -270,6 +270,51 @@ TEST(Planner, LongRandomSequencesKeepTheProfileAndItsSegmentsExact) {
   }
 }
 
+// A profile of thousands of short stretches, and windows long enough to
+// hold hundreds of them: earliest_start's walk runs out of its budget there
+// and the rounds finish the search (planner.hpp), so both ways and the hand
+// over between them are checked against a brute force.
+TEST(Planner, EarliestStartOnAFragmentedProfileMatchesBruteForce) {
+  std::mt19937_64 rng(29);
+  const Time horizon = 6000;
+  const std::int64_t cap = 4;
+  Planner p(cap, 0);
+  BrutePlanner b(cap, horizon);
+  for (int k = 0; k < 4000; ++k) {  // small holes everywhere
+    const std::int64_t size = 1 + static_cast<std::int64_t>(rng() % 3);
+    const Time dur = 1 + static_cast<Time>(rng() % 4);
+    const Time at = static_cast<Time>(rng() % (horizon - 10));
+    if (b.min_free(at, at + dur) < size) continue;
+    p.reserve(at, dur, size);
+    b.add(at, at + dur, -size);
+  }
+  ASSERT_GT(p.size(), 2000u);  // fragmented indeed
+  int far = 0;                 // answers past more than a thousand breakpoints' worth of time
+  for (int q = 0; q < 3000; ++q) {
+    const std::int64_t size = 1 + static_cast<std::int64_t>(rng() % cap);
+    const Time dur = 1 + static_cast<Time>(rng() % 400);
+    const Time from = static_cast<Time>(rng() % horizon);
+    const Time h = rng() % 2 == 0 ? kTimeInfinity : from + 1 + static_cast<Time>(rng() % 3000);
+    // run[t]: how long from t on at least `size` units stay free
+    std::vector<Time> run(static_cast<std::size_t>(horizon) + 1, 0);
+    run[horizon] = kTimeInfinity;
+    for (Time t = horizon - 1; t >= 0; --t) {
+      run[t] = b.at(t) >= size ? (run[t + 1] == kTimeInfinity ? kTimeInfinity : run[t + 1] + 1) : 0;
+    }
+    Time expect = std::min(h, horizon);
+    for (Time c = from; c < std::min(h, horizon); ++c) {
+      if (run[c] >= std::min(dur, h - c)) {
+        expect = c;
+        break;
+      }
+    }
+    ASSERT_EQ(p.earliest_start(size, dur, from, h), expect)
+        << "query " << q << ": size " << size << " duration " << dur << " from " << from << " horizon " << h;
+    if (expect < h && expect - from > 1500) ++far;
+  }
+  EXPECT_GT(far, 100);
+}
+
 TEST(Planner, GainLogIsOffUntilAskedAndKeepsOnlyAdditions) {
   Planner p(10, 0);
   const Planner::SpanId span = p.reserve(5, 10, 4);
