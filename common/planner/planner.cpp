@@ -152,29 +152,17 @@ Planner::Floor Planner::floor_node(Time t, Floor& before) const {
 
 std::int64_t Planner::free_at(Time t) const { return floor_node(std::max(t, origin_)).value; }
 
-Time Planner::first_after(Time x, std::int64_t size, bool want_at_least) const {
-  return first_after(root_, x, size, want_at_least);
-}
-
-Time Planner::first_after(Index t, Time x, std::int64_t size, bool want_at_least) const {
-  // Read-only: a node's stored value, lo and hi lack the pending additions of
-  // its ancestors; the walk carries their sum (`off`) instead of pushing them
-  // down (which would write to every node it passes).
-  auto holds = [&](std::int64_t v) { return want_at_least ? v >= size : v < size; };
-  auto may_hold = [&](Index s, std::int64_t off) {
-    return s != kNil && (want_at_least ? nodes_[s].hi + off >= size : nodes_[s].lo + off < size);
-  };
-  // Walk the search path of x. Every node on it with key > x, together with
-  // its right subtree, comes after x; the deeper such a node, the smaller its
-  // keys. Remember them, then try them smallest first: a node's own value,
-  // else one greedy descent into its right subtree, which the subtree bounds
-  // say will succeed. O(depth), no backtracking.
+std::int64_t Planner::collect_path_after(Time x) const {
+  // Every node on x's search path with key > x, together with its right
+  // subtree, comes after x; the deeper such a node, the smaller its keys.
   std::vector<std::pair<Index, std::int64_t>>& path = path_scratch_;
   path.clear();
   std::int64_t off = 0;
-  while (t != kNil) {
+  std::int64_t at_x = 0;
+  for (Index t = root_; t != kNil;) {
     const Node& n = nodes_[t];
     if (n.key <= x) {
+      at_x = n.value + off;  // the last such node on the path is x's floor
       off += n.lazy;
       t = n.right;
     } else {
@@ -183,6 +171,22 @@ Time Planner::first_after(Index t, Time x, std::int64_t size, bool want_at_least
       t = n.left;
     }
   }
+  return at_x;
+}
+
+Time Planner::first_after(Time x, std::int64_t size, bool want_at_least) const {
+  // Read-only: a node's stored value, lo and hi lack the pending additions of
+  // its ancestors; the walk carries their sum (`off`) instead of pushing them
+  // down (which would write to every node it passes).
+  auto holds = [&](std::int64_t v) { return want_at_least ? v >= size : v < size; };
+  auto may_hold = [&](Index s, std::int64_t off) {
+    return s != kNil && (want_at_least ? nodes_[s].hi + off >= size : nodes_[s].lo + off < size);
+  };
+  // The nodes after x on its search path, smallest first: a node's own
+  // value, else one greedy descent into its right subtree, which the subtree
+  // bounds say will succeed. O(depth), no backtracking.
+  collect_path_after(x);
+  const std::vector<std::pair<Index, std::int64_t>>& path = path_scratch_;
   for (auto it = path.rbegin(); it != path.rend(); ++it) {
     const Node& n = nodes_[it->first];
     if (holds(n.value + it->second)) return n.key;
@@ -318,23 +322,8 @@ Time Planner::earliest_start(std::int64_t size, Time duration, Time not_before, 
   // rounds' time). So the walk goes first, with a budget of visits, and
   // the rounds finish what it leaves.
   StartScan scan{size, duration, horizon, x, false, horizon, x, kWalkBudget};
-  std::vector<std::pair<Index, std::int64_t>>& path = path_scratch_;
-  path.clear();
-  std::int64_t off = 0;
-  std::int64_t at_x = 0;  // free units on x's segment
-  for (Index t = root_; t != kNil;) {
-    const Node& n = nodes_[t];
-    if (n.key <= x) {
-      at_x = n.value + off;  // the last such node on the path is x's floor
-      off += n.lazy;
-      t = n.right;
-    } else {
-      path.emplace_back(t, off);
-      off += n.lazy;
-      t = n.left;
-    }
-  }
-  if (at_x >= size) scan.open_at(x);  // a candidate at x itself
+  if (collect_path_after(x) >= size) scan.open_at(x);  // a candidate at x itself
+  const std::vector<std::pair<Index, std::int64_t>>& path = path_scratch_;
   // The path's nodes after x, smallest key first (the deepest), each
   // followed by its right subtree: the breakpoints after x in order.
   for (auto it = path.rbegin(); it != path.rend(); ++it) {

@@ -138,7 +138,7 @@ class Planner {
   static constexpr Index kNil = -1;
 
   // One cache line per node (56 bytes would straddle two in most places).
-  struct alignas(64) Node {
+  struct Node {
     Time key;
     std::int64_t value;  // free units on [key, next key)
     std::int64_t lo;     // min value in subtree
@@ -172,7 +172,9 @@ class Planner {
   // Smallest key > x whose value satisfies (value >= size) when want_at_least,
   // else (value < size); kTimeInfinity when none.
   Time first_after(Time x, std::int64_t size, bool want_at_least) const;
-  Time first_after(Index t, Time x, std::int64_t size, bool want_at_least) const;
+  // Fills path_scratch_ with the nodes after x on its search path (node,
+  // pending additions above it), deepest last; returns the free units at x.
+  std::int64_t collect_path_after(Time x) const;
   // earliest_start's walk over the breakpoints in key order. An open
   // candidate start has had at least `size` units free from it on so far;
   // the walk is answered at the first key at or past `limit`: the
