@@ -14,7 +14,9 @@
 //     subtree whose bounds say it holds only segments with enough units
 //     (while a candidate start is open) or only short ones (while none is):
 //     it visits the changes between short and long enough stretches, not
-//     every segment.
+//     every segment; past a budget of visits it jumps instead, with two
+//     O(log P) descents per candidate ("first breakpoint with free >= size",
+//     "last breakpoint in the window with free < size").
 // P is the number of breakpoints; adjacent segments with equal free values
 // are merged so P stays at most 2 x (running jobs + reservations) + 1.
 //
