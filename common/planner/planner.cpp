@@ -216,7 +216,7 @@ Time Planner::last_short_before(Time hi, std::int64_t size) const {
   // Read-only like first_after (pending additions carried, not pushed).
   auto short_of = [&](std::int64_t v) { return v < size; };
   auto may_hold = [&](Index s, std::int64_t off) { return s != kNil && nodes_[s].lo + off < size; };
-  std::vector<std::pair<Index, std::int64_t>>& path = short_path_scratch_;
+  std::vector<std::pair<Index, std::int64_t>>& path = path_scratch_;
   path.clear();
   std::int64_t off = 0;
   for (Index t = root_; t != kNil;) {

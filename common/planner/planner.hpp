@@ -139,7 +139,6 @@ class Planner {
   using Index = std::int32_t;
   static constexpr Index kNil = -1;
 
-  // One cache line per node (56 bytes would straddle two in most places).
   struct Node {
     Time key;
     std::int64_t value;  // free units on [key, next key)
@@ -182,7 +181,7 @@ class Planner {
   // the walk is answered at the first key at or past `limit`: the
   // candidate's window end (cut at the horizon) while one is open, else the
   // horizon. It stops, unanswered, when `budget` visits are spent (budget
-  // then negative; last_key the last key that changed its state).
+  // then negative; last_key the last key it visited).
   struct StartScan {
     std::int64_t size;
     Time duration;
@@ -260,11 +259,9 @@ class Planner {
   // The tree is logically const during queries, but pushing pending
   // additions down rewrites nodes: an implementation detail, hence mutable.
   mutable std::vector<Node> nodes_;
-  // first_after's and earliest_start's search path (node, pending
+  // first_after's, last_short_before's and earliest_start's search path (node, pending
   // additions above it), reused
   mutable std::vector<std::pair<Index, std::int64_t>> path_scratch_;
-  // last_short_before's (apart from earliest_start's walk, which it follows)
-  mutable std::vector<std::pair<Index, std::int64_t>> short_path_scratch_;
   std::vector<Index> free_list_;
   Index root_ = kNil;
   std::size_t count_ = 0;
