@@ -7,12 +7,11 @@
 
 namespace los {
 
-Planner::Planner(std::int64_t capacity, Time origin) : capacity_(capacity), origin_(origin), rng_(0x5eed) {
-  root_ = make_node(origin, capacity);
-}
+Planner::Planner(std::int64_t capacity, Time origin)
+    : base_(capacity), capacity_(capacity), origin_(origin), rng_(0x5eed) {}
 
-Planner::Index Planner::make_node(Time key, std::int64_t value) {
-  Node n{key, value, value, value, 0, static_cast<std::uint32_t>(rng_()), kNil, kNil};
+Planner::Index Planner::make_node(Time key, std::int64_t delta) {
+  Node n{key, delta, delta, delta, delta, static_cast<std::uint32_t>(rng_()), kNil, kNil};
   ++count_;
   if (!free_list_.empty()) {
     const Index i = free_list_.back();
@@ -38,35 +37,26 @@ void Planner::free_tree(Index t) {
   }
 }
 
-void Planner::apply(Index t, std::int64_t delta) const {
-  if (t == kNil) return;
-  Node& n = nodes_[t];
-  n.value += delta;
-  n.lo += delta;
-  n.hi += delta;
-  n.lazy += delta;
-}
-
-void Planner::push(Index t) const {
-  Node& n = nodes_[t];
-  if (n.lazy != 0) {
-    apply(n.left, n.lazy);
-    apply(n.right, n.lazy);
-    n.lazy = 0;
-  }
-}
-
 void Planner::pull(Index t) {
   Node& n = nodes_[t];
-  n.lo = n.hi = n.value;
+  std::int64_t sum = n.delta;
+  std::int64_t lo = sum;
+  std::int64_t hi = sum;
   if (n.left != kNil) {
-    n.lo = std::min(n.lo, nodes_[n.left].lo);
-    n.hi = std::max(n.hi, nodes_[n.left].hi);
+    const Node& l = nodes_[n.left];
+    sum += l.sum;
+    lo = std::min(l.lo, sum);
+    hi = std::max(l.hi, sum);
   }
   if (n.right != kNil) {
-    n.lo = std::min(n.lo, nodes_[n.right].lo);
-    n.hi = std::max(n.hi, nodes_[n.right].hi);
+    const Node& r = nodes_[n.right];
+    lo = std::min(lo, sum + r.lo);
+    hi = std::max(hi, sum + r.hi);
+    sum += r.sum;
   }
+  n.sum = sum;
+  n.lo = lo;
+  n.hi = hi;
 }
 
 void Planner::split(Index t, Time key, Index& l, Index& r) {
@@ -74,7 +64,6 @@ void Planner::split(Index t, Time key, Index& l, Index& r) {
     l = r = kNil;
     return;
   }
-  push(t);
   if (nodes_[t].key < key) {
     split(nodes_[t].right, key, nodes_[t].right, r);
     l = t;
@@ -89,98 +78,53 @@ Planner::Index Planner::merge(Index l, Index r) {
   if (l == kNil) return r;
   if (r == kNil) return l;
   if (nodes_[l].prio > nodes_[r].prio) {
-    push(l);
     nodes_[l].right = merge(nodes_[l].right, r);
     pull(l);
     return l;
   }
-  push(r);
   nodes_[r].left = merge(l, nodes_[r].left);
   pull(r);
   return r;
 }
 
-Planner::Floor Planner::floor_node(Time t) const {
-  // Read-only, like first_after: the pending additions above a node are
-  // carried, not pushed down (pushing writes both children of every node on
-  // the path, and the sibling off the path is a cache miss of its own).
-  Floor best{kNil, 0};
-  std::int64_t off = 0;
+std::int64_t Planner::free_at(Time t) const {
+  t = std::max(t, origin_);
+  std::int64_t before = base_;  // free units before the current subtree's first key
   for (Index cur = root_; cur != kNil;) {
     const Node& n = nodes_[cur];
     if (n.key <= t) {
-      best = {cur, n.value + off};
-      off += n.lazy;
+      before += sum_of(n.left) + n.delta;
       cur = n.right;
     } else {
-      off += n.lazy;
       cur = n.left;
     }
   }
-  return best;
+  return before;
 }
-
-Planner::Floor Planner::floor_node(Time t, Floor& before) const {
-  Floor best{kNil, 0};
-  before = {kNil, 0};
-  std::int64_t off = 0;
-  for (Index cur = root_; cur != kNil;) {
-    const Node& n = nodes_[cur];
-    if (n.key < t) {
-      best = before = {cur, n.value + off};
-      off += n.lazy;
-      cur = n.right;
-    } else if (n.key == t) {
-      // Keys are unique: t's node is the floor, and the keys below it that
-      // are above `before` are its left subtree's: its rightmost is `before`.
-      best = {cur, n.value + off};
-      off += n.lazy;
-      for (Index s = n.left; s != kNil;) {
-        const Node& m = nodes_[s];
-        before = {s, m.value + off};
-        off += m.lazy;
-        s = m.right;
-      }
-      break;
-    } else {
-      off += n.lazy;
-      cur = n.left;
-    }
-  }
-  return best;
-}
-
-std::int64_t Planner::free_at(Time t) const { return floor_node(std::max(t, origin_)).value; }
 
 std::int64_t Planner::collect_path_after(Time x) const {
   // Every node on x's search path with key > x, together with its right
   // subtree, comes after x; the deeper such a node, the smaller its keys.
   std::vector<std::pair<Index, std::int64_t>>& path = path_scratch_;
   path.clear();
-  std::int64_t off = 0;
-  std::int64_t at_x = 0;
+  std::int64_t before = base_;
   for (Index t = root_; t != kNil;) {
     const Node& n = nodes_[t];
     if (n.key <= x) {
-      at_x = n.value + off;  // the last such node on the path is x's floor
-      off += n.lazy;
+      before += sum_of(n.left) + n.delta;
       t = n.right;
     } else {
-      path.emplace_back(t, off);
-      off += n.lazy;
+      path.emplace_back(t, before);
       t = n.left;
     }
   }
-  return at_x;
+  return before;  // the free units of x's segment
 }
 
 Time Planner::first_after(Time x, std::int64_t size, bool want_at_least) const {
-  // Read-only: a node's stored value, lo and hi lack the pending additions of
-  // its ancestors; the walk carries their sum (`off`) instead of pushing them
-  // down (which would write to every node it passes).
   auto holds = [&](std::int64_t v) { return want_at_least ? v >= size : v < size; };
-  auto may_hold = [&](Index s, std::int64_t off) {
-    return s != kNil && (want_at_least ? nodes_[s].hi + off >= size : nodes_[s].lo + off < size);
+  auto may_hold = [&](Index s, std::int64_t before) {
+    return s != kNil && (want_at_least ? nodes_[s].hi + before >= size : nodes_[s].lo + before < size);
   };
   // The nodes after x on its search path, smallest first: a node's own
   // value, else one greedy descent into its right subtree, which the subtree
@@ -189,22 +133,21 @@ Time Planner::first_after(Time x, std::int64_t size, bool want_at_least) const {
   const std::vector<std::pair<Index, std::int64_t>>& path = path_scratch_;
   for (auto it = path.rbegin(); it != path.rend(); ++it) {
     const Node& n = nodes_[it->first];
-    if (holds(n.value + it->second)) return n.key;
-    std::int64_t o = it->second + n.lazy;
+    // The path's deeper nodes lie in n's left subtree, all at or before x,
+    // or after x and already rejected: n's value is the sum through them.
+    std::int64_t o = it->second + sum_of(n.left) + n.delta;
+    if (holds(o)) return n.key;
     if (!may_hold(n.right, o)) continue;
     Index s = n.right;
     for (;;) {
       const Node& m = nodes_[s];
-      const std::int64_t below = o + m.lazy;
-      if (may_hold(m.left, below)) {
+      if (may_hold(m.left, o)) {
         s = m.left;
-        o = below;
-      } else if (holds(m.value + o)) {
-        return m.key;
-      } else {
-        s = m.right;
-        o = below;
+        continue;
       }
+      o += sum_of(m.left) + m.delta;
+      if (holds(o)) return m.key;
+      s = m.right;
     }
   }
   return kTimeInfinity;
@@ -213,44 +156,41 @@ Time Planner::first_after(Time x, std::int64_t size, bool want_at_least) const {
 Time Planner::last_short_before(Time hi, std::int64_t size) const {
   // Mirror of first_after: nodes on the search path of hi with key < hi, and
   // their left subtrees, come before hi; the deeper, the larger the keys.
-  // Read-only like first_after (pending additions carried, not pushed).
-  auto short_of = [&](std::int64_t v) { return v < size; };
-  auto may_hold = [&](Index s, std::int64_t off) { return s != kNil && nodes_[s].lo + off < size; };
+  auto may_hold = [&](Index s, std::int64_t before) { return s != kNil && nodes_[s].lo + before < size; };
   std::vector<std::pair<Index, std::int64_t>>& path = path_scratch_;
   path.clear();
-  std::int64_t off = 0;
+  std::int64_t before = base_;
   for (Index t = root_; t != kNil;) {
     const Node& n = nodes_[t];
     if (n.key >= hi) {
-      off += n.lazy;
       t = n.left;
     } else {
-      path.emplace_back(t, off);
-      off += n.lazy;
+      path.emplace_back(t, before);
+      before += sum_of(n.left) + n.delta;
       t = n.right;
     }
   }
   for (auto it = path.rbegin(); it != path.rend(); ++it) {
     const Node& n = nodes_[it->first];
-    if (short_of(n.value + it->second)) return n.key;
-    std::int64_t o = it->second + n.lazy;
+    if (it->second + sum_of(n.left) + n.delta < size) return n.key;
+    std::int64_t o = it->second;  // before n's left subtree
     if (!may_hold(n.left, o)) continue;
     Index s = n.left;
     for (;;) {
       const Node& m = nodes_[s];
-      const std::int64_t below = o + m.lazy;
-      if (may_hold(m.right, below)) {
+      const std::int64_t at_m = o + sum_of(m.left) + m.delta;
+      if (may_hold(m.right, at_m)) {
         s = m.right;
-        o = below;
-      } else if (short_of(m.value + o)) {
+        o = at_m;
+      } else if (at_m < size) {
         return m.key;
       } else {
         s = m.left;
-        o = below;
       }
     }
   }
-  return std::numeric_limits<Time>::min();
+  // The origin's segment comes before every breakpoint.
+  return origin_ < hi && base_ < size ? origin_ : std::numeric_limits<Time>::min();
 }
 
 template <bool kMax>
@@ -258,15 +198,17 @@ std::int64_t Planner::extreme_free(Time a, Time b) const {
   auto better = [](std::int64_t x, std::int64_t y) { return kMax ? std::max(x, y) : std::min(x, y); };
   auto bound = [&](Index s) { return kMax ? nodes_[s].hi : nodes_[s].lo; };
   a = std::max(a, origin_);
-  std::int64_t m = free_at(a);
-  if (b <= a) return m;
-  // Over the breakpoints strictly inside (a, b): descend to the node
-  // where the paths to a and b part, then take whole subtrees on the way down.
+  if (b <= a) return free_at(a);
+  // One descent: down the common path of a and b to the node where they
+  // part (the first key inside (a, b)), then along each path, taking whole
+  // subtrees that lie inside on the way. The keys <= a passed on a's path
+  // carry the free units at a (its floor's value) to the bottom.
+  std::int64_t before = base_;  // free units before the current subtree
   Index t = root_;
   while (t != kNil) {
-    push(t);
     const Node& n = nodes_[t];
     if (n.key <= a) {
+      before += sum_of(n.left) + n.delta;
       t = n.right;
     } else if (n.key >= b) {
       t = n.left;
@@ -274,31 +216,37 @@ std::int64_t Planner::extreme_free(Time a, Time b) const {
       break;
     }
   }
-  if (t == kNil) return m;
-  m = better(m, nodes_[t].value);
-  for (Index s = nodes_[t].left; s != kNil;) {  // keys > a in the left part
-    push(s);
-    const Node& n = nodes_[s];
-    if (n.key > a) {
-      m = better(m, n.value);
-      if (n.right != kNil) m = better(m, bound(n.right));
-      s = n.left;
-    } else {
-      s = n.right;
-    }
-  }
-  for (Index s = nodes_[t].right; s != kNil;) {  // keys < b in the right part
-    push(s);
+  if (t == kNil) return before;  // no key inside (a, b): the value at a throughout
+  const std::int64_t at_split = before + sum_of(nodes_[t].left) + nodes_[t].delta;
+  std::int64_t m = at_split;
+  // b's path in the right part: a key < b is inside, with its left subtree.
+  std::int64_t o = at_split;
+  for (Index s = nodes_[t].right; s != kNil;) {
     const Node& n = nodes_[s];
     if (n.key < b) {
-      m = better(m, n.value);
-      if (n.left != kNil) m = better(m, bound(n.left));
+      if (n.left != kNil) m = better(m, o + bound(n.left));
+      o += sum_of(n.left) + n.delta;
+      m = better(m, o);
       s = n.right;
     } else {
       s = n.left;
     }
   }
-  return m;
+  // a's path in the left part: a key > a is inside, with its right subtree.
+  o = before;
+  for (Index s = nodes_[t].left; s != kNil;) {
+    const Node& n = nodes_[s];
+    const std::int64_t at_n = o + sum_of(n.left) + n.delta;
+    if (n.key > a) {
+      m = better(m, at_n);
+      if (n.right != kNil) m = better(m, at_n + bound(n.right));
+      s = n.left;
+    } else {
+      o = at_n;
+      s = n.right;
+    }
+  }
+  return better(m, o);  // o: the free units at a
 }
 
 std::int64_t Planner::min_free(Time a, Time b) const { return extreme_free<false>(a, b); }
@@ -309,7 +257,8 @@ Time Planner::earliest_start(std::int64_t size, Time duration, Time not_before, 
   const Time x = std::max(not_before, origin_);
   if (x >= horizon) return horizon;
   if (size <= 0) return x;
-  if (size > nodes_[root_].hi) return horizon;  // never that many free units
+  const std::int64_t most = root_ == kNil ? base_ : std::max(base_, base_ + nodes_[root_].hi);
+  if (size > most) return horizon;  // never that many free units
   // Two ways to the same answer. The walk visits the breakpoints after x in
   // key order, skipping the subtrees that cannot change what it knows: a few
   // nodes per change between short and long enough stretches. The rounds
@@ -328,8 +277,8 @@ Time Planner::earliest_start(std::int64_t size, Time duration, Time not_before, 
   // followed by its right subtree: the breakpoints after x in order.
   for (auto it = path.rbegin(); it != path.rend(); ++it) {
     const Node& n = nodes_[it->first];
-    if (scan.visit(n.key, n.value + it->second) ||
-        (n.right != kNil && scan_subtree(scan, n.right, it->second + n.lazy))) {
+    const std::int64_t at_n = it->second + sum_of(n.left) + n.delta;
+    if (scan.visit(n.key, at_n) || (n.right != kNil && scan_subtree(scan, n.right, at_n))) {
       if (scan.budget >= 0) return scan.answer();
       // Out of budget: every start before the candidate (or through the last
       // key visited, which is short, when none is open) was ruled out.
@@ -362,115 +311,114 @@ Time Planner::start_by_rounds(std::int64_t size, Time duration, Time x, bool x_s
   }
 }
 
-bool Planner::scan_subtree(StartScan& scan, Index t, std::int64_t off) const {
+bool Planner::scan_subtree(StartScan& scan, Index t, std::int64_t before) const {
   const Node& n = nodes_[t];
   // Nothing in it changes the walk's state: every segment has enough units
   // while a candidate is open, or every one is short while none is. A key in
   // it past the limit is then noticed at the next key visited, or at the
   // end, with the same answer.
-  if (scan.open ? n.lo + off >= scan.size : n.hi + off < scan.size) return false;
-  const std::int64_t below = off + n.lazy;
-  if (n.left != kNil && scan_subtree(scan, n.left, below)) return true;
-  if (scan.visit(n.key, n.value + off)) return true;
-  return n.right != kNil && scan_subtree(scan, n.right, below);
+  if (scan.open ? n.lo + before >= scan.size : n.hi + before < scan.size) return false;
+  if (n.left != kNil && scan_subtree(scan, n.left, before)) return true;
+  const std::int64_t at_n = before + sum_of(n.left) + n.delta;
+  if (scan.visit(n.key, at_n)) return true;
+  return n.right != kNil && scan_subtree(scan, n.right, at_n);
 }
 
-void Planner::ensure_breakpoint(Time t) {
-  if (t >= kTimeInfinity) return;
-  const Floor f = floor_node(t);
-  if (nodes_[f.node].key == t) return;
-  const std::int64_t v = f.value;
-  Index l, r;
-  split(root_, t, l, r);
-  root_ = merge(merge(l, make_node(t, v)), r);
-}
-
-void Planner::add(Time a, Time b, std::int64_t delta) { shift(a, b, delta, true); }
-
-std::int64_t Planner::shift(Time a, Time b, std::int64_t delta, bool count) {
+void Planner::add(Time a, Time b, std::int64_t delta) {
   a = std::max(a, origin_);
-  if (b <= a || delta == 0) return std::numeric_limits<std::int64_t>::max();
+  if (b <= a || delta == 0) return;
+  shift(a, b, delta, true);
+}
+
+void Planner::shift(Time a, Time b, std::int64_t delta, bool count) {
   if (count && delta > 0) {
     ++additions_;
     if (log_gains_) gains_.emplace_back(a, b);
   }
-  // Give the profile breakpoints at a and b if it lacks them, shift the keys
-  // in [a, b), then drop a breakpoint at a or b whose value now equals its
-  // predecessor's. A new breakpoint never does: it took its predecessor's
-  // value and exactly one of the two was shifted (delta != 0). Inside
-  // [a, b) every value moved by the same delta, so no other pair became equal.
-  Floor before;
-  const Floor at_a = floor_node(a, before);  // exists: a >= origin, which is a key
-  const bool a_is_key = nodes_[at_a.node].key == a;
-  const std::int64_t value_at_a = at_a.value;  // before the shift
-  // The value just before a, when a is a key (a = origin has none).
-  const bool a_has_predecessor = a_is_key && before.node != kNil;
-  const std::int64_t value_before_a = a_has_predecessor ? before.value : 0;
-  bool b_is_key = false;
-  std::int64_t value_at_b = 0;
-  std::int64_t value_before_b = 0;  // before the shift
-  if (b < kTimeInfinity) {
-    const Floor at_b = floor_node(b, before);  // b > a: before is a node
-    b_is_key = nodes_[at_b.node].key == b;
-    value_at_b = at_b.value;
-    value_before_b = b_is_key ? before.value : value_at_b;
-    // Made before a's node, as the split-and-merge version did: the same
-    // priorities, the same tree.
-    if (!b_is_key) root_ = insert_node(root_, make_node(b, value_before_b));
+  // The change at a grows by delta and the one at b shrinks by it; a change
+  // that comes to 0 drops its breakpoint (its two segments became equal).
+  // b's update goes first, as the lazy-addition version made b's breakpoint
+  // before a's: the same priorities, the same tree shape.
+  if (a == origin_) {
+    base_ += delta;
+    if (b < kTimeInfinity) root_ = add_at(root_, b, -delta);
+  } else if (b < kTimeInfinity) {
+    root_ = add_pair(root_, a, delta, b, -delta);
+  } else {
+    root_ = add_at(root_, a, delta);
   }
-  if (!a_is_key) root_ = insert_node(root_, make_node(a, value_at_a));
-  const std::int64_t lowest = add_range(root_, a, b, delta, false, false);
-  if (a_has_predecessor && value_before_a == value_at_a + delta) root_ = erase_key(root_, a);
-  if (b_is_key && value_at_b == value_before_b + delta) root_ = erase_key(root_, b);
-  return lowest;
 }
 
-Planner::Index Planner::insert_node(Index t, Index n) {
-  if (t == kNil) return n;
-  if (nodes_[n].prio > nodes_[t].prio) {
-    // n goes here (as merge() would put it): t's keys split around n's.
-    split(t, nodes_[n].key, nodes_[n].left, nodes_[n].right);
-    pull(n);
-    return n;
-  }
-  push(t);
-  if (nodes_[n].key < nodes_[t].key) {
-    const Index left = insert_node(nodes_[t].left, n);
+Planner::Index Planner::add_pair(Index t, Time a, std::int64_t delta_a, Time b, std::int64_t delta_b) {
+  // Down the path that a and b share, then one add_at each from where they
+  // part: the shared part is walked and summed up once.
+  if (t == kNil || (nodes_[t].key >= a && nodes_[t].key <= b)) return add_at(add_at(t, b, delta_b), a, delta_a);
+  if (b < nodes_[t].key) {
+    const Index left = add_pair(nodes_[t].left, a, delta_a, b, delta_b);
+    if (left != kNil && nodes_[left].prio > nodes_[t].prio) {
+      // A new node outranks t: t (with its right subtree) joins below it.
+      nodes_[t].left = kNil;
+      pull(t);
+      return merge(left, t);
+    }
     nodes_[t].left = left;
   } else {
-    const Index right = insert_node(nodes_[t].right, n);
+    const Index right = add_pair(nodes_[t].right, a, delta_a, b, delta_b);
+    if (right != kNil && nodes_[right].prio > nodes_[t].prio) {
+      nodes_[t].right = kNil;
+      pull(t);
+      return merge(t, right);
+    }
     nodes_[t].right = right;
   }
   pull(t);
   return t;
 }
 
-std::int64_t Planner::add_range(Index t, Time a, Time b, std::int64_t delta, bool all_from_a, bool all_before_b) {
-  // `all_from_a` / `all_before_b`: every key of t is >= a / < b (known from
-  // the path). Whole subtrees inside [a, b) take the addition lazily.
-  if (t == kNil) return std::numeric_limits<std::int64_t>::max();
-  if (all_from_a && all_before_b) {
-    apply(t, delta);
-    return nodes_[t].lo;
+Planner::Index Planner::add_at(Index t, Time key, std::int64_t delta) {
+  if (t == kNil) return make_node(key, delta);  // the key had no breakpoint
+  if (nodes_[t].key == key) {
+    Node& n = nodes_[t];
+    n.delta += delta;
+    if (n.delta == 0) {
+      const Index joined = merge(n.left, n.right);
+      free_list_.push_back(t);
+      --count_;
+      return joined;
+    }
+    pull(t);
+    return t;
   }
-  push(t);
-  const Time key = nodes_[t].key;
-  std::int64_t lowest = std::numeric_limits<std::int64_t>::max();
-  if (key < a) {
-    lowest = add_range(nodes_[t].right, a, b, delta, false, all_before_b);
-  } else if (key >= b) {
-    lowest = add_range(nodes_[t].left, a, b, delta, all_from_a, false);
+  // A new node comes back as the root of the child's subtree; if it outranks
+  // t it rotates above it, so the treap keeps its heap order (and the shape
+  // an insertion by split would give: a treap's shape is fixed by its keys
+  // and priorities). No other node changes rank.
+  if (key < nodes_[t].key) {
+    const Index left = add_at(nodes_[t].left, key, delta);
+    nodes_[t].left = left;
+    if (left != kNil && nodes_[left].prio > nodes_[t].prio) {
+      nodes_[t].left = nodes_[left].right;
+      pull(t);
+      nodes_[left].right = t;
+      pull(left);
+      return left;
+    }
   } else {
-    nodes_[t].value += delta;
-    lowest = std::min({nodes_[t].value, add_range(nodes_[t].left, a, b, delta, all_from_a, true),
-                       add_range(nodes_[t].right, a, b, delta, true, all_before_b)});
+    const Index right = add_at(nodes_[t].right, key, delta);
+    nodes_[t].right = right;
+    if (right != kNil && nodes_[right].prio > nodes_[t].prio) {
+      nodes_[t].right = nodes_[right].left;
+      pull(t);
+      nodes_[right].left = t;
+      pull(right);
+      return right;
+    }
   }
   pull(t);
-  return lowest;
+  return t;
 }
 
 Planner::Index Planner::erase_key(Index t, Time key) {
-  push(t);
   if (nodes_[t].key == key) {
     const Index joined = merge(nodes_[t].left, nodes_[t].right);
     free_list_.push_back(t);
@@ -491,14 +439,14 @@ Planner::Index Planner::erase_key(Index t, Time key) {
 Planner::SpanId Planner::reserve(Time start, Time duration, std::int64_t size) {
   if (size <= 0 || duration <= 0) return SpanId{};
   const Time end = duration >= kTimeInfinity - start ? kTimeInfinity : start + duration;
-  // Take the units first and look at the lowest free value the shift left
-  // (one pass instead of a min_free query before it); undo on overbooking.
-  const std::int64_t lowest = shift(start, end, -size, false);
-  if (lowest < 0) {
-    shift(start, end, size, false);
-    throw std::logic_error("planner: reserving " + std::to_string(size) + " units over [" + std::to_string(start) +
-                           ", " + std::to_string(end) + ") but only " + std::to_string(lowest + size) +
-                           " are free there");
+  const Time a = std::max(start, origin_);
+  if (a < end) {
+    const std::int64_t lowest = min_free(a, end);
+    if (lowest < size) {
+      throw std::logic_error("planner: reserving " + std::to_string(size) + " units over [" + std::to_string(start) +
+                             ", " + std::to_string(end) + ") but only " + std::to_string(lowest) + " are free there");
+    }
+    shift(a, end, -size, false);
   }
   const std::uint32_t slot = take_span_slot();
   Span& span = spans_[slot];
@@ -550,37 +498,44 @@ void Planner::sweep_ended_spans() {
 
 void Planner::advance_to(Time t) {
   if (t <= origin_) return;
-  ensure_breakpoint(t);
+  base_ = free_at(t);
   Index l, r;
   split(root_, t, l, r);
   free_tree(l);
+  // A breakpoint at t becomes the origin, whose units base_ holds.
+  if (r != kNil) {
+    Index first = r;
+    while (nodes_[first].left != kNil) first = nodes_[first].left;
+    if (nodes_[first].key == t) r = erase_key(r, t);
+  }
   root_ = r;
   origin_ = t;
 }
 
-void Planner::collect(Index t, std::vector<AvailabilitySlot>& out) const {
+void Planner::collect(Index t, std::int64_t before, std::vector<AvailabilitySlot>& out) const {
   // In-order traversal with an explicit stack (the treap is balanced in
   // expectation, but this path must not depend on that).
   std::vector<Index> stack;
   Index cur = t;
   while (cur != kNil || !stack.empty()) {
     while (cur != kNil) {
-      push(cur);
       stack.push_back(cur);
       cur = nodes_[cur].left;
     }
     cur = stack.back();
     stack.pop_back();
-    if (!out.empty()) out.back().end = nodes_[cur].key;
-    out.push_back({nodes_[cur].key, kTimeInfinity, nodes_[cur].value});
+    before += nodes_[cur].delta;
+    out.back().end = nodes_[cur].key;
+    out.push_back({nodes_[cur].key, kTimeInfinity, before});
     cur = nodes_[cur].right;
   }
 }
 
 std::vector<AvailabilitySlot> Planner::slots() const {
   std::vector<AvailabilitySlot> out;
-  out.reserve(count_);
-  collect(root_, out);
+  out.reserve(count_ + 1);
+  out.push_back({origin_, kTimeInfinity, base_});
+  collect(root_, base_, out);
   return out;
 }
 

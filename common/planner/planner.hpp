@@ -6,10 +6,12 @@
 // time, tabu's plan and SA's availability list.
 //
 // Representation: the breakpoints of the step function in a treap keyed by
-// time, each node holding the free units of the segment [key, next key). Every
-// node also keeps the minimum and maximum free value of its subtree and a
-// pending addition for it (lazy propagation), so that
-//   - reserve / release of [a, b) is O(log P): split, add, merge;
+// time, each node holding the change of free units at its key (the free
+// units of a segment are the sum of the changes up to it). Every node also
+// keeps its subtree's sum of changes and the least and greatest partial sum
+// within it, so that
+//   - reserve / release of [a, b) is O(log P): a point update at a and at b,
+//     one descent each; queries only read;
 //   - earliest_start walks the breakpoints after x in order but skips every
 //     subtree whose bounds say it holds only segments with enough units
 //     (while a candidate start is open) or only short ones (while none is):
@@ -17,8 +19,9 @@
 //     every segment; past a budget of visits it jumps instead, with two
 //     O(log P) descents per candidate ("first breakpoint with free >= size",
 //     "last breakpoint in the window with free < size").
-// P is the number of breakpoints; adjacent segments with equal free values
-// are merged so P stays at most 2 x (running jobs + reservations) + 1.
+// P is the number of breakpoints; a change of 0 is no breakpoint (adjacent
+// segments with equal free values are one), so P stays at most
+// 2 x (running jobs + reservations) + 1.
 //
 // A reservation is a span with a handle (SpanId), as Flux-sched's planner
 // hands out span ids: the holder keeps the handle and gives it back to
@@ -117,7 +120,7 @@ class Planner {
   std::vector<AvailabilitySlot> slots() const;
 
   // Number of breakpoints (segments) in the profile.
-  std::size_t size() const { return count_; }
+  std::size_t size() const { return count_ + 1; }
 
   // The gain log: while on, every addition of units (release(), add() with a
   // positive delta) appends its interval [a, b), cut at the origin. A policy
@@ -139,42 +142,43 @@ class Planner {
   using Index = std::int32_t;
   static constexpr Index kNil = -1;
 
+  // A breakpoint: free units change by `delta` at `key`. The free units of
+  // the segment that begins at a key are base_ plus the deltas of every key
+  // up to it (its prefix sum). Each node keeps its subtree's sum of deltas
+  // and the least and greatest prefix sum within the subtree, so a range
+  // update is two point updates (one descent each, no lazy additions to
+  // push down) and every query is read-only.
   struct Node {
     Time key;
-    std::int64_t value;  // free units on [key, next key)
-    std::int64_t lo;     // min value in subtree
-    std::int64_t hi;     // max value in subtree
-    std::int64_t lazy;   // pending addition for the children
+    std::int64_t delta;  // never 0: equal neighbouring segments are one segment
+    std::int64_t sum;    // sum of the subtree's deltas
+    std::int64_t lo;     // least prefix sum within the subtree, through one of its keys
+    std::int64_t hi;     // greatest
     std::uint32_t prio;
     Index left;
     Index right;
   };
 
-  Index make_node(Time key, std::int64_t value);
+  Index make_node(Time key, std::int64_t delta);
   void free_tree(Index t);
-  void apply(Index t, std::int64_t delta) const;
-  void push(Index t) const;
   void pull(Index t);
+  std::int64_t sum_of(Index t) const { return t == kNil ? 0 : nodes_[t].sum; }
   void split(Index t, Time key, Index& l, Index& r);  // l: keys < key
   Index merge(Index l, Index r);
-  // A node and its free units (its value with the pending additions above it).
-  struct Floor {
-    Index node = kNil;
-    std::int64_t value = 0;
-  };
-  // The node with the largest key <= t (node kNil when none).
-  Floor floor_node(Time t) const;
-  // floor_node(t), and in the same descent the node with the largest key < t
-  // (node kNil when none) in `before`.
-  Floor floor_node(Time t, Floor& before) const;
+  // Adds `delta` to the change at `key` (> origin): a new breakpoint where
+  // there was none, none where the change comes to 0.
+  Index add_at(Index t, Time key, std::int64_t delta);
+  // add_at(key b) then add_at(key a) (a < b), sharing the descent to where
+  // their paths part.
+  Index add_pair(Index t, Time a, std::int64_t delta_a, Time b, std::int64_t delta_b);
   // max_free when kMax, else min_free.
   template <bool kMax>
   std::int64_t extreme_free(Time a, Time b) const;
   // Smallest key > x whose value satisfies (value >= size) when want_at_least,
   // else (value < size); kTimeInfinity when none.
   Time first_after(Time x, std::int64_t size, bool want_at_least) const;
-  // Fills path_scratch_ with the nodes after x on its search path (node,
-  // pending additions above it), deepest last; returns the free units at x.
+  // Fills path_scratch_ with the nodes after x on its search path (node, the
+  // free units before its subtree), deepest last; returns the free units at x.
   std::int64_t collect_path_after(Time x) const;
   // earliest_start's walk over the breakpoints in key order. An open
   // candidate start has had at least `size` units free from it on so far;
@@ -217,30 +221,22 @@ class Planner {
   // Visits of the walk before the rounds take over (docs/benchmarks.md,
   // "earliest start", issue 17).
   static constexpr int kWalkBudget = 600;
-  // Visits subtree t's segments in key order (`off`: its ancestors' pending
-  // additions; t not kNil), skipping what cannot change the state; true
-  // when the walk stops.
-  bool scan_subtree(StartScan& scan, Index t, std::int64_t off) const;
+  // Visits subtree t's segments in key order (`before`: the free units
+  // before its first key; t not kNil), skipping what cannot change the
+  // state; true when the walk stops.
+  bool scan_subtree(StartScan& scan, Index t, std::int64_t before) const;
   // The rounds: from x (x_short: x is a breakpoint whose segment is short),
   // a candidate where enough units are free, then past the last short point
   // of its window, until one fits.
   Time start_by_rounds(std::int64_t size, Time duration, Time x, bool x_short, Time horizon) const;
-  // Largest key < hi whose value is below size; the minimum Time when none.
+  // Largest breakpoint < hi (the origin counts) whose segment has fewer than
+  // size units; the minimum Time when none.
   Time last_short_before(Time hi, std::int64_t size) const;
-  void ensure_breakpoint(Time t);
-  // add() without its checks of a: the lowest free value over [a, b) after
-  // the shift (the maximum value when the range is empty). `count`: a
-  // positive delta counts in additions() and the gain log (not for undoing
-  // a reserve that would overbook).
-  std::int64_t shift(Time a, Time b, std::int64_t delta, bool count);
-  // shift()'s parts, each one descent that rewrites only the nodes on its
-  // path (no split and re-merge of the whole tree): insert node n (a key t
-  // lacks), add delta to the keys in [a, b) returning their lowest value
-  // after it, and unlink the node with `key`.
-  Index insert_node(Index t, Index n);
-  std::int64_t add_range(Index t, Time a, Time b, std::int64_t delta, bool all_from_a, bool all_before_b);
+  // Adds delta over [a, b) (a >= origin, a < b), unchecked; `count`: a
+  // positive delta counts in additions() and the gain log.
+  void shift(Time a, Time b, std::int64_t delta, bool count);
   Index erase_key(Index t, Time key);
-  void collect(Index t, std::vector<AvailabilitySlot>& out) const;
+  void collect(Index t, std::int64_t before, std::vector<AvailabilitySlot>& out) const;
 
   struct Span {
     Time start;
@@ -256,15 +252,14 @@ class Planner {
   std::uint32_t take_span_slot();
   void sweep_ended_spans();
 
-  // The tree is logically const during queries, but pushing pending
-  // additions down rewrites nodes: an implementation detail, hence mutable.
-  mutable std::vector<Node> nodes_;
-  // first_after's, last_short_before's and earliest_start's search path (node, pending
-  // additions above it), reused
+  std::vector<Node> nodes_;
+  // first_after's, last_short_before's and earliest_start's search path
+  // (node, free units before its subtree), reused
   mutable std::vector<std::pair<Index, std::int64_t>> path_scratch_;
   std::vector<Index> free_list_;
   Index root_ = kNil;
-  std::size_t count_ = 0;
+  std::size_t count_ = 0;  // breakpoints after the origin
+  std::int64_t base_;      // free units from the origin to the first breakpoint
   std::int64_t capacity_;
   Time origin_;
   std::vector<Span> spans_;
