@@ -37,23 +37,25 @@ void Planner::free_tree(Index t) {
   }
 }
 
-void Planner::pull(Index t) {
+void Planner::pull(Index t, std::int64_t delta) {
   Node& n = nodes_[t];
-  std::int64_t sum = n.delta;
-  std::int64_t lo = sum;
-  std::int64_t hi = sum;
+  std::int64_t at = delta;
+  std::int64_t lo = delta;
+  std::int64_t hi = delta;
   if (n.left != kNil) {
     const Node& l = nodes_[n.left];
-    sum += l.sum;
-    lo = std::min(l.lo, sum);
-    hi = std::max(l.hi, sum);
+    at += l.sum;
+    lo = std::min(l.lo, at);
+    hi = std::max(l.hi, at);
   }
+  std::int64_t sum = at;
   if (n.right != kNil) {
     const Node& r = nodes_[n.right];
-    lo = std::min(lo, sum + r.lo);
-    hi = std::max(hi, sum + r.hi);
+    lo = std::min(lo, at + r.lo);
+    hi = std::max(hi, at + r.hi);
     sum += r.sum;
   }
+  n.at = at;
   n.sum = sum;
   n.lo = lo;
   n.hi = hi;
@@ -64,6 +66,7 @@ void Planner::split(Index t, Time key, Index& l, Index& r) {
     l = r = kNil;
     return;
   }
+  const std::int64_t d = delta_of(t);
   if (nodes_[t].key < key) {
     split(nodes_[t].right, key, nodes_[t].right, r);
     l = t;
@@ -71,19 +74,21 @@ void Planner::split(Index t, Time key, Index& l, Index& r) {
     split(nodes_[t].left, key, l, nodes_[t].left);
     r = t;
   }
-  pull(t);
+  pull(t, d);
 }
 
 Planner::Index Planner::merge(Index l, Index r) {
   if (l == kNil) return r;
   if (r == kNil) return l;
   if (nodes_[l].prio > nodes_[r].prio) {
+    const std::int64_t d = delta_of(l);
     nodes_[l].right = merge(nodes_[l].right, r);
-    pull(l);
+    pull(l, d);
     return l;
   }
+  const std::int64_t d = delta_of(r);
   nodes_[r].left = merge(l, nodes_[r].left);
-  pull(r);
+  pull(r, d);
   return r;
 }
 
@@ -93,7 +98,7 @@ std::int64_t Planner::free_at(Time t) const {
   for (Index cur = root_; cur != kNil;) {
     const Node& n = nodes_[cur];
     if (n.key <= t) {
-      before += sum_of(n.left) + n.delta;
+      before += n.at;
       cur = n.right;
     } else {
       cur = n.left;
@@ -111,7 +116,7 @@ std::int64_t Planner::collect_path_after(Time x) const {
   for (Index t = root_; t != kNil;) {
     const Node& n = nodes_[t];
     if (n.key <= x) {
-      before += sum_of(n.left) + n.delta;
+      before += n.at;
       t = n.right;
     } else {
       path.emplace_back(t, before);
@@ -135,7 +140,7 @@ Time Planner::first_after(Time x, std::int64_t size, bool want_at_least) const {
     const Node& n = nodes_[it->first];
     // The path's deeper nodes lie in n's left subtree, all at or before x,
     // or after x and already rejected: n's value is the sum through them.
-    std::int64_t o = it->second + sum_of(n.left) + n.delta;
+    std::int64_t o = it->second + n.at;
     if (holds(o)) return n.key;
     if (!may_hold(n.right, o)) continue;
     Index s = n.right;
@@ -145,7 +150,7 @@ Time Planner::first_after(Time x, std::int64_t size, bool want_at_least) const {
         s = m.left;
         continue;
       }
-      o += sum_of(m.left) + m.delta;
+      o += m.at;
       if (holds(o)) return m.key;
       s = m.right;
     }
@@ -166,19 +171,19 @@ Time Planner::last_short_before(Time hi, std::int64_t size) const {
       t = n.left;
     } else {
       path.emplace_back(t, before);
-      before += sum_of(n.left) + n.delta;
+      before += n.at;
       t = n.right;
     }
   }
   for (auto it = path.rbegin(); it != path.rend(); ++it) {
     const Node& n = nodes_[it->first];
-    if (it->second + sum_of(n.left) + n.delta < size) return n.key;
+    if (it->second + n.at < size) return n.key;
     std::int64_t o = it->second;  // before n's left subtree
     if (!may_hold(n.left, o)) continue;
     Index s = n.left;
     for (;;) {
       const Node& m = nodes_[s];
-      const std::int64_t at_m = o + sum_of(m.left) + m.delta;
+      const std::int64_t at_m = o + m.at;
       if (may_hold(m.right, at_m)) {
         s = m.right;
         o = at_m;
@@ -208,7 +213,7 @@ std::int64_t Planner::extreme_free(Time a, Time b) const {
   while (t != kNil) {
     const Node& n = nodes_[t];
     if (n.key <= a) {
-      before += sum_of(n.left) + n.delta;
+      before += n.at;
       t = n.right;
     } else if (n.key >= b) {
       t = n.left;
@@ -217,7 +222,7 @@ std::int64_t Planner::extreme_free(Time a, Time b) const {
     }
   }
   if (t == kNil) return before;  // no key inside (a, b): the value at a throughout
-  const std::int64_t at_split = before + sum_of(nodes_[t].left) + nodes_[t].delta;
+  const std::int64_t at_split = before + nodes_[t].at;
   std::int64_t m = at_split;
   // b's path in the right part: a key < b is inside, with its left subtree.
   std::int64_t o = at_split;
@@ -225,7 +230,7 @@ std::int64_t Planner::extreme_free(Time a, Time b) const {
     const Node& n = nodes_[s];
     if (n.key < b) {
       if (n.left != kNil) m = better(m, o + bound(n.left));
-      o += sum_of(n.left) + n.delta;
+      o += n.at;
       m = better(m, o);
       s = n.right;
     } else {
@@ -236,7 +241,7 @@ std::int64_t Planner::extreme_free(Time a, Time b) const {
   o = before;
   for (Index s = nodes_[t].left; s != kNil;) {
     const Node& n = nodes_[s];
-    const std::int64_t at_n = o + sum_of(n.left) + n.delta;
+    const std::int64_t at_n = o + n.at;
     if (n.key > a) {
       m = better(m, at_n);
       if (n.right != kNil) m = better(m, at_n + bound(n.right));
@@ -277,7 +282,7 @@ Time Planner::earliest_start(std::int64_t size, Time duration, Time not_before, 
   // followed by its right subtree: the breakpoints after x in order.
   for (auto it = path.rbegin(); it != path.rend(); ++it) {
     const Node& n = nodes_[it->first];
-    const std::int64_t at_n = it->second + sum_of(n.left) + n.delta;
+    const std::int64_t at_n = it->second + n.at;
     if (scan.visit(n.key, at_n) || (n.right != kNil && scan_subtree(scan, n.right, at_n))) {
       if (scan.budget >= 0) return scan.answer();
       // Out of budget: every start before the candidate (or through the last
@@ -319,7 +324,7 @@ bool Planner::scan_subtree(StartScan& scan, Index t, std::int64_t before) const 
   // end, with the same answer.
   if (scan.open ? n.lo + before >= scan.size : n.hi + before < scan.size) return false;
   if (n.left != kNil && scan_subtree(scan, n.left, before)) return true;
-  const std::int64_t at_n = before + sum_of(n.left) + n.delta;
+  const std::int64_t at_n = before + n.at;
   if (scan.visit(n.key, at_n)) return true;
   return n.right != kNil && scan_subtree(scan, n.right, at_n);
 }
@@ -353,12 +358,13 @@ Planner::Index Planner::add_pair(Index t, Time a, std::int64_t delta_a, Time b, 
   // Down the path that a and b share, then one add_at each from where they
   // part: the shared part is walked and summed up once.
   if (t == kNil || (nodes_[t].key >= a && nodes_[t].key <= b)) return add_at(add_at(t, b, delta_b), a, delta_a);
+  const std::int64_t d = delta_of(t);
   if (b < nodes_[t].key) {
     const Index left = add_pair(nodes_[t].left, a, delta_a, b, delta_b);
     if (left != kNil && nodes_[left].prio > nodes_[t].prio) {
       // A new node outranks t: t (with its right subtree) joins below it.
       nodes_[t].left = kNil;
-      pull(t);
+      pull(t, d);
       return merge(left, t);
     }
     nodes_[t].left = left;
@@ -366,55 +372,50 @@ Planner::Index Planner::add_pair(Index t, Time a, std::int64_t delta_a, Time b, 
     const Index right = add_pair(nodes_[t].right, a, delta_a, b, delta_b);
     if (right != kNil && nodes_[right].prio > nodes_[t].prio) {
       nodes_[t].right = kNil;
-      pull(t);
+      pull(t, d);
       return merge(t, right);
     }
     nodes_[t].right = right;
   }
-  pull(t);
+  pull(t, d);
   return t;
 }
 
 Planner::Index Planner::add_at(Index t, Time key, std::int64_t delta) {
   if (t == kNil) return make_node(key, delta);  // the key had no breakpoint
+  const std::int64_t d = delta_of(t);
   if (nodes_[t].key == key) {
-    Node& n = nodes_[t];
-    n.delta += delta;
-    if (n.delta == 0) {
-      const Index joined = merge(n.left, n.right);
+    if (d + delta == 0) {
+      const Index joined = merge(nodes_[t].left, nodes_[t].right);
       free_list_.push_back(t);
       --count_;
       return joined;
     }
-    pull(t);
+    pull(t, d + delta);
     return t;
   }
   // A new node comes back as the root of the child's subtree; if it outranks
-  // t it rotates above it, so the treap keeps its heap order (and the shape
-  // an insertion by split would give: a treap's shape is fixed by its keys
-  // and priorities). No other node changes rank.
+  // t, t (with its other subtree) joins below it, so the treap keeps its
+  // heap order (a treap's shape is fixed by its keys and priorities). No
+  // other node changes rank.
   if (key < nodes_[t].key) {
     const Index left = add_at(nodes_[t].left, key, delta);
-    nodes_[t].left = left;
     if (left != kNil && nodes_[left].prio > nodes_[t].prio) {
-      nodes_[t].left = nodes_[left].right;
-      pull(t);
-      nodes_[left].right = t;
-      pull(left);
-      return left;
+      nodes_[t].left = kNil;
+      pull(t, d);
+      return merge(left, t);
     }
+    nodes_[t].left = left;
   } else {
     const Index right = add_at(nodes_[t].right, key, delta);
-    nodes_[t].right = right;
     if (right != kNil && nodes_[right].prio > nodes_[t].prio) {
-      nodes_[t].right = nodes_[right].left;
-      pull(t);
-      nodes_[right].left = t;
-      pull(right);
-      return right;
+      nodes_[t].right = kNil;
+      pull(t, d);
+      return merge(t, right);
     }
+    nodes_[t].right = right;
   }
-  pull(t);
+  pull(t, d);
   return t;
 }
 
@@ -425,6 +426,7 @@ Planner::Index Planner::erase_key(Index t, Time key) {
     --count_;
     return joined;
   }
+  const std::int64_t d = delta_of(t);
   if (key < nodes_[t].key) {
     const Index left = erase_key(nodes_[t].left, key);
     nodes_[t].left = left;
@@ -432,7 +434,7 @@ Planner::Index Planner::erase_key(Index t, Time key) {
     const Index right = erase_key(nodes_[t].right, key);
     nodes_[t].right = right;
   }
-  pull(t);
+  pull(t, d);
   return t;
 }
 
@@ -524,7 +526,7 @@ void Planner::collect(Index t, std::int64_t before, std::vector<AvailabilitySlot
     }
     cur = stack.back();
     stack.pop_back();
-    before += nodes_[cur].delta;
+    before += delta_of(cur);
     out.back().end = nodes_[cur].key;
     out.push_back({nodes_[cur].key, kTimeInfinity, before});
     cur = nodes_[cur].right;

@@ -142,18 +142,21 @@ class Planner {
   using Index = std::int32_t;
   static constexpr Index kNil = -1;
 
-  // A breakpoint: free units change by `delta` at `key`. The free units of
-  // the segment that begins at a key are base_ plus the deltas of every key
-  // up to it (its prefix sum). Each node keeps its subtree's sum of deltas
-  // and the least and greatest prefix sum within the subtree, so a range
-  // update is two point updates (one descent each, no lazy additions to
-  // push down) and every query is read-only.
+  // A breakpoint: free units change by a delta at `key`, never 0 (equal
+  // neighbouring segments are one segment). The free units of the segment
+  // that begins at a key are base_ plus the deltas of every key up to it
+  // (its prefix sum). Each node keeps its subtree's sum of deltas and the
+  // least and greatest prefix sum within the subtree, so a range update is
+  // two point updates (one descent, no lazy additions to push down) and
+  // every query only reads. A node stores its left subtree's sum plus its
+  // own delta (`at`), not the delta: a descent then reads no node off its
+  // path; the delta is at minus the left subtree's sum.
   struct Node {
     Time key;
-    std::int64_t delta;  // never 0: equal neighbouring segments are one segment
-    std::int64_t sum;    // sum of the subtree's deltas
-    std::int64_t lo;     // least prefix sum within the subtree, through one of its keys
-    std::int64_t hi;     // greatest
+    std::int64_t at;   // the left subtree's deltas and its own: its value, less the free units before the subtree
+    std::int64_t sum;  // sum of the subtree's deltas
+    std::int64_t lo;   // least prefix sum within the subtree, through one of its keys
+    std::int64_t hi;   // greatest
     std::uint32_t prio;
     Index left;
     Index right;
@@ -161,8 +164,11 @@ class Planner {
 
   Index make_node(Time key, std::int64_t delta);
   void free_tree(Index t);
-  void pull(Index t);
+  // Recomputes t's at, sum and bounds from its children, with `delta` its
+  // own change (read it with delta_of before a child changes).
+  void pull(Index t, std::int64_t delta);
   std::int64_t sum_of(Index t) const { return t == kNil ? 0 : nodes_[t].sum; }
+  std::int64_t delta_of(Index t) const { return nodes_[t].at - sum_of(nodes_[t].left); }
   void split(Index t, Time key, Index& l, Index& r);  // l: keys < key
   Index merge(Index l, Index r);
   // Adds `delta` to the change at `key` (> origin): a new breakpoint where
