@@ -342,8 +342,8 @@ void Planner::shift(Time a, Time b, std::int64_t delta, bool count) {
   }
   // The change at a grows by delta and the one at b shrinks by it; a change
   // that comes to 0 drops its breakpoint (its two segments became equal).
-  // b's update goes first, as the lazy-addition version made b's breakpoint
-  // before a's: the same priorities, the same tree shape.
+  // b's breakpoint is made before a's (a fixed order: the priorities, so
+  // the tree's shape, are a function of the calls made).
   if (a == origin_) {
     base_ += delta;
     if (b < kTimeInfinity) root_ = add_at(root_, b, -delta);

@@ -266,6 +266,10 @@ TEST(Planner, LongRandomSequencesKeepTheProfileAndItsSegmentsExact) {
       }
       const Time a = origin + static_cast<Time>(rng() % 200), e = a + 1 + static_cast<Time>(rng() % 100);
       ASSERT_EQ(p.min_free(a, e), b.min_free(a, e));
+      std::int64_t most = b.at(a);
+      for (Time t = a; t < e; ++t) most = std::max(most, b.at(t));
+      ASSERT_EQ(p.max_free(a, e), most) << "round " << round << " op " << k;
+      ASSERT_EQ(p.free_at(a), b.at(a));
     }
   }
 }
