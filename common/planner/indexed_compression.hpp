@@ -62,8 +62,11 @@ void compress_indexed(const Planner& planner, const HolderIndex& holders, StartB
   HolderIndex::Walk walk;
   while (const HolderIndex::Holder* found = holders.next(walk, may_hold, accept)) {
     const HolderIndex::Holder h = *found;
-    const Time s =
-        planner.earliest_start(h.size, h.duration, std::max(now, visited.lower(h.size, h.duration)), h.start);
+    // A start that became possible lies before gained.reach(size) (the
+    // window holds a gained point q with >= size units free, and s <= q <
+    // reach: GainReach): the search stops there instead of at h.start.
+    const Time s = planner.earliest_start(h.size, h.duration, std::max(now, visited.lower(h.size, h.duration)), h.start,
+                                          bounded ? gained.reach(h.size) : kTimeInfinity);
     visited.record(h.size, h.duration, s);
     if (s >= h.start) continue;
     move(h, s);

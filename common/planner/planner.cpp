@@ -258,9 +258,10 @@ std::int64_t Planner::min_free(Time a, Time b) const { return extreme_free<false
 
 std::int64_t Planner::max_free(Time a, Time b) const { return extreme_free<true>(a, b); }
 
-Time Planner::earliest_start(std::int64_t size, Time duration, Time not_before, Time horizon) const {
+Time Planner::earliest_start(std::int64_t size, Time duration, Time not_before, Time horizon, Time start_before) const {
   const Time x = std::max(not_before, origin_);
-  if (x >= horizon) return horizon;
+  start_before = std::min(start_before, horizon);
+  if (x >= start_before) return horizon;
   if (size <= 0) return x;
   const std::int64_t most = root_ == kNil ? base_ : std::max(base_, base_ + nodes_[root_].hi);
   if (size > most) return horizon;  // never that many free units
@@ -275,7 +276,7 @@ Time Planner::earliest_start(std::int64_t size, Time duration, Time not_before, 
   // the rounds jump over (100,000 pending jobs: the walk alone took twice the
   // rounds' time). So the walk goes first, with a budget of visits, and
   // the rounds finish what it leaves.
-  StartScan scan{size, duration, horizon, x, false, horizon, x, kWalkBudget};
+  StartScan scan{size, duration, horizon, start_before, x, false, start_before, x, kWalkBudget};
   if (collect_path_after(x) >= size) scan.open_at(x);  // a candidate at x itself
   const std::vector<std::pair<Index, std::int64_t>>& path = path_scratch_;
   // The path's nodes after x, smallest key first (the deepest), each
@@ -287,15 +288,16 @@ Time Planner::earliest_start(std::int64_t size, Time duration, Time not_before, 
       if (scan.budget >= 0) return scan.answer();
       // Out of budget: every start before the candidate (or through the last
       // key visited, which is short, when none is open) was ruled out.
-      return scan.open ? start_by_rounds(size, duration, scan.candidate, false, horizon)
-                       : start_by_rounds(size, duration, scan.last_key, true, horizon);
+      return scan.open ? start_by_rounds(size, duration, scan.candidate, false, horizon, start_before)
+                       : start_by_rounds(size, duration, scan.last_key, true, horizon, start_before);
     }
   }
   // Past the last breakpoint: a candidate runs to infinity.
   return scan.answer();
 }
 
-Time Planner::start_by_rounds(std::int64_t size, Time duration, Time x, bool x_short, Time horizon) const {
+Time Planner::start_by_rounds(std::int64_t size, Time duration, Time x, bool x_short, Time horizon,
+                              Time start_before) const {
   for (;;) {
     // Earliest candidate at or after x where enough units are free.
     Time s = x;
@@ -303,7 +305,7 @@ Time Planner::start_by_rounds(std::int64_t size, Time duration, Time x, bool x_s
       s = first_after(x, size, /*want_at_least=*/true);
       if (s == kTimeInfinity) return horizon;
     }
-    if (s >= horizon) return horizon;
+    if (s >= start_before) return horizon;
     // The last point in the window where the units run short; none means s
     // fits. Every start up to that point has it in its window too (the
     // window is at least as long from any later start), so the search goes on

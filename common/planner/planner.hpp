@@ -93,7 +93,15 @@ class Planner {
   // [s, min(s + duration, horizon)), or `horizon` if there is none. This asks
   // "can the job start before `horizon`?" in one pass; conservative
   // compression uses it with the job's own reservation still in place.
-  Time earliest_start(std::int64_t size, Time duration, Time not_before, Time horizon = kTimeInfinity) const;
+  //
+  // With `start_before` (<= horizon), only starts before it are candidates:
+  // the answer is the earliest such s, or `horizon` if there is none. A
+  // caller that knows no start in [start_before, horizon) can be the answer
+  // (conservative compression: a start that became possible must lie before
+  // where the gained units reach, planner/gain_reach.hpp) saves the search
+  // of that stretch, which is where a search that finds nothing spends it.
+  Time earliest_start(std::int64_t size, Time duration, Time not_before, Time horizon = kTimeInfinity,
+                      Time start_before = kTimeInfinity) const;
 
   // Take `size` units over [start, start + duration) and return the span's
   // handle (no span when size or duration is not positive). Throws
@@ -189,13 +197,15 @@ class Planner {
   // earliest_start's walk over the breakpoints in key order. An open
   // candidate start has had at least `size` units free from it on so far;
   // the walk is answered at the first key at or past `limit`: the
-  // candidate's window end (cut at the horizon) while one is open, else the
-  // horizon. It stops, unanswered, when `budget` visits are spent (budget
-  // then negative; last_key the last key it visited).
+  // candidate's window end (cut at the horizon) while one is open, else
+  // where candidates end (start_before, at most the horizon). It stops,
+  // unanswered, when `budget` visits are spent (budget then negative;
+  // last_key the last key it visited).
   struct StartScan {
     std::int64_t size;
     Time duration;
     Time horizon;
+    Time start_before;  // <= horizon
     Time candidate;
     bool open;
     Time limit;
@@ -216,7 +226,7 @@ class Planner {
       if (open) {
         if (free < size) {
           open = false;
-          limit = horizon;
+          limit = start_before;
         }
       } else if (free >= size) {
         open_at(key);
@@ -234,7 +244,7 @@ class Planner {
   // The rounds: from x (x_short: x is a breakpoint whose segment is short),
   // a candidate where enough units are free, then past the last short point
   // of its window, until one fits.
-  Time start_by_rounds(std::int64_t size, Time duration, Time x, bool x_short, Time horizon) const;
+  Time start_by_rounds(std::int64_t size, Time duration, Time x, bool x_short, Time horizon, Time start_before) const;
   // Largest breakpoint < hi (the origin counts) whose segment has fewer than
   // size units; the minimum Time when none.
   Time last_short_before(Time hi, std::int64_t size) const;

@@ -195,6 +195,10 @@ TEST(Planner, MatchesBruteForceOnRandomCases) {
         }
       }
       ASSERT_EQ(p.earliest_start(size, dur, from, h), expect) << "round " << round;
+      // Only starts before `before` count; the window is still cut at h.
+      const Time before = from + static_cast<Time>(rng() % 40);
+      const Time expect_before = expect < std::min(before, h) ? expect : h;
+      ASSERT_EQ(p.earliest_start(size, dur, from, h, before), expect_before) << "round " << round;
     }
     // The dumped profile equals the brute-force one second by second, and
     // adjacent slots always differ (segments are merged).
@@ -315,6 +319,11 @@ TEST(Planner, EarliestStartOnAFragmentedProfileMatchesBruteForce) {
     ASSERT_EQ(p.earliest_start(size, dur, from, h), expect)
         << "query " << q << ": size " << size << " duration " << dur << " from " << from << " horizon " << h;
     if (expect < h && expect - from > 1500) ++far;
+    // Only starts before `before` count (the walk's and the rounds' stop).
+    const Time before = from + static_cast<Time>(rng() % 3000);
+    ASSERT_EQ(p.earliest_start(size, dur, from, h, before), expect < std::min(before, h) ? expect : h)
+        << "query " << q << ": size " << size << " duration " << dur << " from " << from << " horizon " << h
+        << " before " << before;
   }
   EXPECT_GT(far, 100);
 }
