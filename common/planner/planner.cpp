@@ -361,26 +361,8 @@ Planner::Index Planner::add_pair(Index t, Time a, std::int64_t delta_a, Time b, 
   // part: the shared part is walked and summed up once.
   if (t == kNil || (nodes_[t].key >= a && nodes_[t].key <= b)) return add_at(add_at(t, b, delta_b), a, delta_a);
   const std::int64_t d = delta_of(t);
-  if (b < nodes_[t].key) {
-    const Index left = add_pair(nodes_[t].left, a, delta_a, b, delta_b);
-    if (left != kNil && nodes_[left].prio > nodes_[t].prio) {
-      // A new node outranks t: t (with its right subtree) joins below it.
-      nodes_[t].left = kNil;
-      pull(t, d);
-      return merge(left, t);
-    }
-    nodes_[t].left = left;
-  } else {
-    const Index right = add_pair(nodes_[t].right, a, delta_a, b, delta_b);
-    if (right != kNil && nodes_[right].prio > nodes_[t].prio) {
-      nodes_[t].right = kNil;
-      pull(t, d);
-      return merge(t, right);
-    }
-    nodes_[t].right = right;
-  }
-  pull(t, d);
-  return t;
+  if (b < nodes_[t].key) return reattach(t, d, true, add_pair(nodes_[t].left, a, delta_a, b, delta_b));
+  return reattach(t, d, false, add_pair(nodes_[t].right, a, delta_a, b, delta_b));
 }
 
 Planner::Index Planner::add_at(Index t, Time key, std::int64_t delta) {
@@ -396,29 +378,25 @@ Planner::Index Planner::add_at(Index t, Time key, std::int64_t delta) {
     pull(t, d + delta);
     return t;
   }
-  // A new node comes back as the root of the child's subtree; if it outranks
-  // t, t (with its other subtree) joins below it, so the treap keeps its
-  // heap order (a treap's shape is fixed by its keys and priorities). No
-  // other node changes rank.
-  if (key < nodes_[t].key) {
-    const Index left = add_at(nodes_[t].left, key, delta);
-    if (left != kNil && nodes_[left].prio > nodes_[t].prio) {
-      nodes_[t].left = kNil;
-      pull(t, d);
-      return merge(left, t);
-    }
-    nodes_[t].left = left;
+  if (key < nodes_[t].key) return reattach(t, d, true, add_at(nodes_[t].left, key, delta));
+  return reattach(t, d, false, add_at(nodes_[t].right, key, delta));
+}
+
+Planner::Index Planner::reattach(Index t, std::int64_t delta, bool left, Index child) {
+  // Only a node made by this update can outrank t (every other node kept
+  // its place in the heap order); t, with its other subtree, then joins
+  // below it, as an insertion by split would have put it (a treap's shape
+  // is fixed by its keys and priorities).
+  const bool outranks = child != kNil && nodes_[child].prio > nodes_[t].prio;
+  const Index kept = outranks ? kNil : child;
+  if (left) {
+    nodes_[t].left = kept;
   } else {
-    const Index right = add_at(nodes_[t].right, key, delta);
-    if (right != kNil && nodes_[right].prio > nodes_[t].prio) {
-      nodes_[t].right = kNil;
-      pull(t, d);
-      return merge(t, right);
-    }
-    nodes_[t].right = right;
+    nodes_[t].right = kept;
   }
-  pull(t, d);
-  return t;
+  pull(t, delta);
+  if (!outranks) return t;
+  return left ? merge(child, t) : merge(t, child);
 }
 
 Planner::Index Planner::erase_key(Index t, Time key) {
@@ -429,15 +407,8 @@ Planner::Index Planner::erase_key(Index t, Time key) {
     return joined;
   }
   const std::int64_t d = delta_of(t);
-  if (key < nodes_[t].key) {
-    const Index left = erase_key(nodes_[t].left, key);
-    nodes_[t].left = left;
-  } else {
-    const Index right = erase_key(nodes_[t].right, key);
-    nodes_[t].right = right;
-  }
-  pull(t, d);
-  return t;
+  if (key < nodes_[t].key) return reattach(t, d, true, erase_key(nodes_[t].left, key));
+  return reattach(t, d, false, erase_key(nodes_[t].right, key));
 }
 
 Planner::SpanId Planner::reserve(Time start, Time duration, std::int64_t size) {

@@ -185,6 +185,10 @@ class Planner {
   // add_at(key b) then add_at(key a) (a < b), sharing the descent to where
   // their paths part.
   Index add_pair(Index t, Time a, std::int64_t delta_a, Time b, std::int64_t delta_b);
+  // Makes `child` t's new left (or right) subtree and returns the root of
+  // t's subtree: t, or the child when a new node at its root outranks t.
+  // `delta`: t's own change (delta_of before the child changed).
+  Index reattach(Index t, std::int64_t delta, bool left, Index child);
   // max_free when kMax, else min_free.
   template <bool kMax>
   std::int64_t extreme_free(Time a, Time b) const;
