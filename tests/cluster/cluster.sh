@@ -61,13 +61,22 @@ fail() {
   exit 1
 }
 
-# A run of `count` consecutive free TCP ports; prints the first.
+# A run of `count` consecutive free TCP ports; prints the first. The run lies
+# below the kernel's ephemeral range (ip_local_port_range): a port in that range
+# can be taken by any outgoing connection (slurmctld's to a slurmd, a client's)
+# between this check and the daemon's bind, and that slurmd then never comes up.
 free_port_range() {
-  local count=$1 base p busy
+  local count=$1 base p busy lo=32768 hi=60999 low=10000 span
   local used
+  read -r lo hi </proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || true
+  span=$((lo - count - low))
+  if [ "$span" -lt 1000 ]; then # an unusual ephemeral range: above it, or anywhere
+    low=$((hi + 1)) span=$((65535 - count - hi))
+    [ "$span" -ge 1000 ] || { low=10000 span=$((65535 - count - low)); }
+  fi
   used="$(ss -Htan 2>/dev/null | awk '{print $4}' | sed 's/.*://' | sort -un)"
   for _ in $(seq 1 200); do
-    base=$((20000 + RANDOM % 40000))
+    base=$((low + (RANDOM * 32768 + RANDOM) % span))
     busy=0
     for ((p = base; p < base + count; p++)); do
       if grep -qx "$p" <<<"$used"; then busy=1; break; fi
@@ -293,7 +302,17 @@ EOF
     [ "$idle" -eq "$nodes" ] && break
     sleep 0.5
   done
-  [ "$idle" -eq "$nodes" ] || fail "only $idle of $nodes nodes came up idle within 60 s (see $CLUSTER_DIR)"
+  if [ "$idle" -ne "$nodes" ]; then
+    # Name the nodes that did not come up and why their slurmd says so.
+    local i why=""
+    for i in $(seq 1 "$nodes"); do
+      sinfo -h -n "n$i" -t idle -o '%N' 2>/dev/null | grep -q . && continue
+      why+=" n$i($(sinfo -h -n "n$i" -o '%T' 2>/dev/null | head -1)"
+      kill -0 "$(cat "$CLUSTER_DIR/pids/slurmd-n$i")" 2>/dev/null || why+=", slurmd exited"
+      why+="): $(grep -h -i -m1 'error' "$CLUSTER_DIR/slurmd-n$i.out.log" "$CLUSTER_DIR/slurmd-n$i.log" 2>/dev/null | head -1);"
+    done
+    fail "only $idle of $nodes nodes came up idle within 60 s (see $CLUSTER_DIR):$why"
+  fi
   [ "$CLUSTER_SCHEDULER" != sched/los ] || grep -q "sched/los: loaded" "$CLUSTER_DIR/slurmctld.log" \
     || fail "slurmctld did not load sched/los"
   log "cluster up: $nodes nodes, slurmctld port $base, dir $CLUSTER_DIR"
