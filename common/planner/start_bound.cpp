@@ -27,9 +27,10 @@ Time StartBound::lower(std::int64_t size, Time duration) const {
   Time best = std::numeric_limits<Time>::min();
   if (cells_.empty() || size < 1 || duration < 1) return best;
   // Fenwick prefix over buckets [0, bucket(size)) x [0, bucket(duration)):
-  // 1-based indices 1..bucket.
-  for (int i = bucket(size); i > 0; i -= i & -i) {
-    for (int j = bucket(duration); j > 0; j -= j & -j) {
+  // 1-based indices 1..bucket; a bucket beyond the tree is above all of it.
+  const int last_j = std::min(bucket(duration), kBuckets);
+  for (int i = std::min(bucket(size), kBuckets); i > 0; i -= i & -i) {
+    for (int j = last_j; j > 0; j -= j & -j) {
       const Cell& c = cells_[static_cast<std::size_t>(i) * kSide + static_cast<std::size_t>(j)];
       if (c.epoch == epoch_) best = std::max(best, c.start);
     }
@@ -38,7 +39,7 @@ Time StartBound::lower(std::int64_t size, Time duration) const {
 }
 
 void StartBound::record(std::int64_t size, Time duration, Time start) {
-  if (size < 1 || duration < 1) return;
+  if (size < 1 || duration < 1 || bucket(size) >= kBuckets || bucket(duration) >= kBuckets) return;
   if (cells_.empty()) cells_.assign(static_cast<std::size_t>(kSide) * kSide, Cell{0, 0});
   // A cell further along either chain covers a superset of this cell's
   // buckets and was written by every record that wrote this one: once a cell

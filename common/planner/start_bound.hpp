@@ -17,8 +17,13 @@
 // query's, found in a 2-D Fenwick tree over size and duration buckets (two
 // per power of two): a recorded shape counts when both its buckets are below
 // the query's (so its size and duration are strictly smaller). O(log^2 B) per
-// query and per record, B = 128 buckets. The owner must reset() whenever the
-// profile gained units (Planner::additions() changed) or was rebuilt.
+// query and per record, B = 48 buckets: sizes and durations below 3 x 2^23
+// (25 million units or seconds, 291 days). A larger one is not recorded (the
+// largest start of fewer records is still a bound) and, in a query, lies
+// above every bucket. The tree is no larger than that because a record walks
+// up to its last index: 48 keeps it to 2-4 cells per axis at the sizes and
+// estimates of real machines (128 took 5-7). The owner must reset() whenever
+// the profile gained units (Planner::additions() changed) or was rebuilt.
 #pragma once
 
 #include <cstdint>
@@ -41,9 +46,10 @@ class StartBound {
   void record(std::int64_t size, Time duration, Time start);
 
   // 0 for 1, then two buckets per power of two: 2-3 -> 1, 2; 4-5 -> 3, 6-7 -> 4;
-  // ... Nondecreasing; a value in a lower bucket is smaller.
+  // ... Nondecreasing; a value in a lower bucket is smaller. Buckets from
+  // kBuckets on (values from 3 x 2^23) are beyond the tree.
   static int bucket(std::int64_t x);
-  static constexpr int kBuckets = 128;
+  static constexpr int kBuckets = 48;
 
  private:
   struct Cell {

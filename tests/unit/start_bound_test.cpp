@@ -26,7 +26,10 @@ TEST(StartBound, BucketsAreMonotoneAndStrict) {
     EXPECT_GE(StartBound::bucket(x), StartBound::bucket(prev));
     prev = x;
   }
-  EXPECT_LT(StartBound::bucket(std::numeric_limits<std::int64_t>::max()), StartBound::kBuckets);
+  // Sizes and estimates of real machines lie inside the tree; the largest value has a bucket too.
+  EXPECT_EQ(StartBound::bucket((std::int64_t{3} << 23) - 1), StartBound::kBuckets - 1);
+  EXPECT_EQ(StartBound::bucket(std::int64_t{3} << 23), StartBound::kBuckets);
+  EXPECT_GE(StartBound::bucket(std::numeric_limits<std::int64_t>::max()), StartBound::kBuckets);
 }
 
 TEST(StartBound, LowerIsTheLatestStartOfAShapeInLowerBuckets) {
@@ -43,11 +46,14 @@ TEST(StartBound, LowerIsTheLatestStartOfAShapeInLowerBuckets) {
       bound.reset();
       recs.clear();
     }
-    const std::int64_t size = 1 + static_cast<std::int64_t>(rng() % 300);
-    const Time duration = 1 + static_cast<Time>(rng() % 100000);
+    // Now and then a shape beyond the tree: never counted, and above every counted one.
+    const std::int64_t size = rng() % 40 == 0 ? (std::int64_t{3} << 23) + static_cast<std::int64_t>(rng() % 1000)
+                                              : 1 + static_cast<std::int64_t>(rng() % 300);
+    const Time duration = rng() % 40 == 0 ? (Time{1} << 40) : 1 + static_cast<Time>(rng() % 100000);
     Time expect = std::numeric_limits<Time>::min();
+    const auto inside = [](std::int64_t x) { return StartBound::bucket(x) < StartBound::kBuckets; };
     for (const Rec& r : recs) {
-      if (StartBound::bucket(r.size) < StartBound::bucket(size) &&
+      if (inside(r.size) && inside(r.duration) && StartBound::bucket(r.size) < StartBound::bucket(size) &&
           StartBound::bucket(r.duration) < StartBound::bucket(duration)) {
         expect = std::max(expect, r.start);
       }
