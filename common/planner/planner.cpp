@@ -1,6 +1,7 @@
 #include "planner/planner.hpp"
 
 #include <algorithm>
+#include <array>
 #include <limits>
 #include <stdexcept>
 #include <string>
@@ -442,6 +443,96 @@ void Planner::release(SpanId id) {
   ++span.generation;
   --live_spans_;
   free_spans_.push_back(id.slot);
+}
+
+Planner::SpanId Planner::move(SpanId id, Time start, Time duration, std::int64_t size) {
+  const bool live = id.slot < spans_.size() && spans_[id.slot].live && spans_[id.slot].generation == id.generation;
+  if (!live || size <= 0 || duration <= 0) {  // the rare cases, as written
+    release(id);
+    return reserve(start, duration, size);
+  }
+  Span& span = spans_[id.slot];
+  // What release() gives back: [a1, b1), and what reserve() takes: [a2, b2),
+  // both cut at the origin.
+  const Time a1 = std::max(span.start, origin_);
+  const Time b1 = span.end;
+  const bool gives = a1 < b1;
+  const Time b2 = duration >= kTimeInfinity - start ? kTimeInfinity : start + duration;
+  const Time a2 = std::max(start, origin_);
+  const bool takes = a2 < b2;
+  // The changes at the four keys; one at the origin goes to base_, one at
+  // infinity is no breakpoint, and equal keys add up.
+  std::array<PointChange, 4> points;
+  int n = 0;
+  std::int64_t base_delta = 0;
+  const auto change = [&](Time key, std::int64_t delta) {
+    if (key == origin_) {
+      base_delta += delta;
+    } else if (key < kTimeInfinity) {
+      points[n++] = PointChange{key, delta};
+    }
+  };
+  if (gives) {
+    change(a1, span.size);
+    change(b1, -span.size);
+  }
+  if (takes) {
+    change(a2, -size);
+    change(b2, size);
+  }
+  for (int i = 1; i < n; ++i) {  // at most four: insertion sort by key
+    for (int j = i; j > 0 && points[j].key < points[j - 1].key; --j) std::swap(points[j], points[j - 1]);
+  }
+  int kept = 0;
+  for (int i = 0; i < n; ++i) {
+    if (kept > 0 && points[kept - 1].key == points[i].key) {
+      points[kept - 1].delta += points[i].delta;
+      if (points[kept - 1].delta == 0) --kept;
+    } else {
+      points[kept++] = points[i];
+    }
+  }
+  base_ += base_delta;
+  root_ = add_points(root_, points.data(), kept);
+  // reserve()'s check, made after the fact: the free units over [a2, b2)
+  // after the release were >= size iff none is negative now. If one is,
+  // the changes are undone and the two calls run, so that the span is
+  // released and reserve() throws its own exception.
+  if (takes && min_free(a2, b2) < 0) {
+    for (int i = 0; i < kept; ++i) points[i].delta = -points[i].delta;
+    base_ -= base_delta;
+    root_ = add_points(root_, points.data(), kept);
+    release(id);
+    return reserve(start, duration, size);
+  }
+  if (gives) {
+    ++additions_;
+    if (log_gains_) gains_.emplace_back(a1, b1);
+  }
+  // The handle: release() frees the slot and reserve() takes it back.
+  ++span.generation;
+  span.start = start;
+  span.end = b2;
+  span.size = size;
+  return SpanId{id.slot, span.generation};
+}
+
+Planner::Index Planner::add_points(Index t, const PointChange* p, int n) {
+  if (n == 0) return t;
+  if (n == 1) return add_at(t, p[0].key, p[0].delta);
+  if (t != kNil && p[n - 1].key < nodes_[t].key) {
+    const std::int64_t d = delta_of(t);
+    return reattach(t, d, true, add_points(nodes_[t].left, p, n));
+  }
+  if (t != kNil && p[0].key > nodes_[t].key) {
+    const std::int64_t d = delta_of(t);
+    return reattach(t, d, false, add_points(nodes_[t].right, p, n));
+  }
+  // They part here: the later ones first, then the earlier ones.
+  if (n == 2) return add_pair(t, p[0].key, p[0].delta, p[1].key, p[1].delta);
+  if (n == 3) return add_at(add_pair(t, p[1].key, p[1].delta, p[2].key, p[2].delta), p[0].key, p[0].delta);
+  return add_pair(add_pair(t, p[2].key, p[2].delta, p[3].key, p[3].delta), p[0].key, p[0].delta, p[1].key,
+                  p[1].delta);
 }
 
 std::uint32_t Planner::take_span_slot() {

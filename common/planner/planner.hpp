@@ -113,6 +113,13 @@ class Planner {
   // before it). A handle of no live span is ignored.
   void release(SpanId span);
 
+  // release(span) then reserve(start, duration, size), with the same effect
+  // (profile, handle, gain log, additions, the exception) but one descent
+  // to where the (up to four) changed breakpoints part instead of two from
+  // the root: compression moves a holder's span hundreds of thousands of
+  // times in a long run.
+  SpanId move(SpanId span, Time start, Time duration, std::int64_t size);
+
   // Number of live spans (reserved, not released, not ended before the
   // last sweep of the origin).
   std::size_t spans() const { return live_spans_; }
@@ -185,6 +192,14 @@ class Planner {
   // add_at(key b) then add_at(key a) (a < b), sharing the descent to where
   // their paths part.
   Index add_pair(Index t, Time a, std::int64_t delta_a, Time b, std::int64_t delta_b);
+  // A change of free units at a key: what a multi-point update applies.
+  struct PointChange {
+    Time key;
+    std::int64_t delta;
+  };
+  // The changes p[0..n) (keys ascending, distinct, > origin, deltas not 0):
+  // down the path they share, then add_pair / add_at from where they part.
+  Index add_points(Index t, const PointChange* p, int n);
   // Makes `child` t's new left (or right) subtree and returns the root of
   // t's subtree: t, or the child when a new node at its root outranks t.
   // `delta`: t's own change (delta_of before the child changed).

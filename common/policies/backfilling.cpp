@@ -47,18 +47,14 @@ void BackfillingPolicy::drop_reservation(JobId id) {
 }
 
 void BackfillingPolicy::move_reservation(JobId id, Reservation& r, Time s) {
-  Planner& planner = profile_.planner();
-  planner.release(r.span);
-  r.span = planner.reserve(s, r.duration, r.size);
+  r.span = profile_.planner().move(r.span, s, r.duration, r.size);
   holders_.erase(r.start, r.order);
   r.start = s;
   holders_.insert({r.start, r.order, id, r.size, r.duration});
 }
 
 void BackfillingPolicy::move_span(JobId id, Reservation& r, Time s) {
-  Planner& planner = profile_.planner();
-  planner.release(r.span);
-  r.span = planner.reserve(s, r.duration, r.size);
+  r.span = profile_.planner().move(r.span, s, r.duration, r.size);
   moved_.push_back({r.start, r.order, id, r.size, r.duration});
   r.start = s;
 }
@@ -78,6 +74,7 @@ bool BackfillingPolicy::update(const Snapshot& snapshot, bool& freed) {
     if (r == nullptr) continue;
     profile_.planner().release(r->span);
     drop_reservation(ev.job);
+    held_order_valid_ = false;
     freed = true;
   }
   // A reservation in the past: its start was decided but never happened.
@@ -91,6 +88,7 @@ void BackfillingPolicy::rebuild(const Snapshot& snapshot) {
   Planner& planner = profile_.planner();
   insertions_.reset();  // a new planner: its additions() count starts again
   insertions_additions_ = planner.additions();
+  held_order_valid_ = false;
   // Re-plan the jobs that held reservations, in their old order, so the
   // promise order survives; the queue pass hands out the rest.
   std::vector<JobId> holders;
@@ -232,7 +230,36 @@ StepResult BackfillingPolicy::step(const Snapshot& snapshot) {
   const bool may_skip = pass_ == Pass::Skipping && depth_ < kUnlimited && queue.shapes_known();
   bool due_known = false;
   std::size_t next_due = 0;
+  // Conservative (every job visited): a job whose id is the next one of
+  // held_order_ (the holders after the last pass, in queue order) holds a
+  // reservation without a look-up. It held one after that pass, and since
+  // then reservations were dropped only by a withdrawal or a rebuild (which
+  // void held_order_) or by a start earlier in this pass (of a due holder,
+  // which this shortcut never takes, so a repeated id is looked up). The
+  // body below then only continues, unless the reservation starts now: only
+  // the holders in due_now_ (a reservation made in this pass starts after
+  // now). A job off that order (new, reordered, or one that holds nothing)
+  // takes the body's look-up, as before.
+  const bool tandem = pass_ == Pass::Skipping && depth_ == kUnlimited;
+  const bool use_held_order = tandem && held_order_valid_;
+  std::size_t held_next = 0;
+  if (tandem) {
+    next_held_order_.clear();
+    due_now_.clear();
+    const auto any = [](const auto&) { return true; };
+    for (const HolderIndex::Holder* h = holders_.first(); use_held_order && h != nullptr && h->start == now;
+         h = holders_.next_after(h->start, h->order, any, any)) {
+      due_now_.push_back(h->id);
+    }
+  }
   for (std::size_t i = 0; i < queued; ++i) {
+    if (use_held_order && held_next < held_order_.size() && held_order_[held_next] == queue[i].id) {
+      ++held_next;
+      if (due_now_.empty() || std::find(due_now_.begin(), due_now_.end(), queue[i].id) == due_now_.end()) {
+        next_held_order_.push_back(queue[i].id);
+        continue;
+      }
+    }
     if (may_skip && static_cast<int>(std::min<std::size_t>(reserved_.size(), kUnlimited)) >= depth_) {
       if (!due_known) {
         find_due_holders(queue, i, now);
@@ -262,6 +289,8 @@ StepResult BackfillingPolicy::step(const Snapshot& snapshot) {
           profile_.adopt_start(job.id, r.size, now, now + r.duration);
           result.decisions.push_back(Decision::start(job.id));
           first_known = few_known = false;
+        } else if (tandem) {
+          next_held_order_.push_back(job.id);
         }
         continue;
       }
@@ -288,7 +317,12 @@ StepResult BackfillingPolicy::step(const Snapshot& snapshot) {
     } else if (may_reserve && s < kTimeInfinity) {
       add_reservation(job.id, job.size, s, d, planner.reserve(s, d, job.size));
       first_known = few_known = false;
+      if (tandem) next_held_order_.push_back(job.id);
     }
+  }
+  if (tandem) {
+    held_order_.swap(next_held_order_);
+    held_order_valid_ = true;
   }
   // The plan is a fixpoint now: from here on, log where units come back.
   planner.log_gains(true);

@@ -31,6 +31,10 @@
 // per event of O((moves + 1) x log n) plus the holders that the bound cannot
 // rule out, instead of O(holders x log n).
 //
+// Conservative's pass visits every job, but a job that held a reservation at
+// the end of the last pass, and still sits in the same order, is known to
+// hold one without a look-up: only the few due now need their reservation.
+//
 // Beyond the depth, the queue pass visits only the jobs that could start or
 // end the pass: the holders due now, and the jobs whose size and estimate
 // (kept beside the jobs by JobQueue) pass the refusals by free units and by
@@ -118,6 +122,14 @@ class BackfillingPolicy final : public Policy {
   Pass pass_;
   std::vector<std::size_t> due_at_;  // find_due_holders(): kept to reuse its memory
   std::vector<JobId> due_ids_;
+  // Conservative's pass (unlimited depth, Pass::Skipping): the queued jobs
+  // that held a reservation at the end of the last pass, in queue order.
+  // Valid until a reservation is dropped outside a pass or the plan is
+  // rebuilt; step() has the proof.
+  std::vector<JobId> held_order_;
+  std::vector<JobId> next_held_order_;
+  bool held_order_valid_ = false;
+  std::vector<JobId> due_now_;
   std::int64_t next_order_ = 0;
   StartBound visited_;                      // compress()'s bound, kept to reuse its memory
   StartBound insertions_;                   // valid while the planner's additions() stay

@@ -72,8 +72,7 @@ void GangRowPlan::compress_indexed(Time now, const SpanOf& span_of) {
 
 void GangRowPlan::move_span(const HolderIndex::Holder& h, Time s, const SpanOf& span_of) {
   Planner::SpanId& span = span_of(h.id);
-  planner_.release(span);
-  span = planner_.reserve(s, h.duration, h.size);
+  span = planner_.move(span, s, h.duration, h.size);
   moved_.push_back(h);
   moves_.push_back({h.id, h.start, s});
 }

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "model/snapshot_diff.hpp"
 #include "policies/backfilling.hpp"
 #include "sim/simulator.hpp"
 #include "test_support.hpp"
@@ -84,7 +85,7 @@ TEST(BackfillingPass, SkippingEqualsThePlainLoopOnRandomWorkloads) {
   for (std::uint32_t seed = 1; seed <= 16; ++seed) {
     const int units = seed % 3 == 0 ? 8 : seed % 3 == 1 ? 32 : 128;
     const Workload w = random_workload(seed, units, 700);
-    for (const int depth : {0, 1, 2, 4, 16}) {
+    for (const int depth : {0, 1, 2, 4, 16, BackfillingPolicy::kUnlimited}) {
       SCOPED_TRACE("seed " + std::to_string(seed) + ", units " + std::to_string(units) + ", depth " +
                    std::to_string(depth));
       const PassRun fast = simulate_with(w, depth, BackfillingPolicy::Pass::Skipping);
@@ -104,7 +105,7 @@ TEST(BackfillingPass, SkippingEqualsThePlainLoopAcrossResyncs) {
     const Workload w = random_workload(seed, 24, 500);
     SimOptions options;
     for (std::size_t s = 3; s < 2000; s += 7 + seed) options.resync_steps.push_back(s);
-    for (const int depth : {1, 4}) {
+    for (const int depth : {1, 4, BackfillingPolicy::kUnlimited}) {
       SCOPED_TRACE("seed " + std::to_string(seed) + ", depth " + std::to_string(depth));
       const PassRun fast = simulate_with(w, depth, BackfillingPolicy::Pass::Skipping, options);
       const PassRun reference = simulate_with(w, depth, BackfillingPolicy::Pass::Plain, options);
@@ -183,6 +184,94 @@ TEST(BackfillingPass, SkippingEqualsThePlainLoopOnRandomQueueOrders) {
     }
   }
   EXPECT_GT(started, 0u);
+}
+
+// Snapshots as losd derives them between resyncs: events from the previous
+// snapshot (diff_snapshots), arrivals at random places in the queue,
+// cancelled jobs (withdrawals, some of them holders), jobs whose priority
+// order changes, jobs larger than the partition that never hold anything.
+// Conservative's pass, which knows the last pass's holders by their order,
+// must agree with the plain loop that looks every job up.
+TEST(BackfillingPass, ConservativeKnowsItsHoldersWhenTheQueueChangesBetweenSteps) {
+  std::size_t started = 0, withdrawn = 0, reordered = 0;
+  for (std::uint32_t seed = 1; seed <= 30; ++seed) {
+    std::mt19937 rng(seed);
+    const int units = 4 + static_cast<int>(rng() % 29);
+    const int depth = seed % 5 == 0 ? 3 : BackfillingPolicy::kUnlimited;
+    SCOPED_TRACE("seed " + std::to_string(seed) + ", depth " + std::to_string(depth));
+    BackfillingPolicy skipping(depth, "backfilling", BackfillingPolicy::Compression::Indexed,
+                               BackfillingPolicy::Pass::Skipping);
+    BackfillingPolicy plain(depth, "backfilling", BackfillingPolicy::Compression::Indexed,
+                            BackfillingPolicy::Pass::Plain);
+    Snapshot s;
+    s.total_units = units;
+    JobId next_id = 1;
+    const auto new_job = [&] {
+      Job j;
+      j.id = next_id++;
+      j.submit = s.now;
+      const std::uint32_t kind = rng() % 12;
+      j.size = kind == 0 ? units + 1 : kind < 4 ? 1 + static_cast<int>(rng() % units) : 1 + static_cast<int>(rng() % 3);
+      j.estimate = rng() % 5 == 0 ? 1 : 1 + static_cast<Time>(rng() % 60);
+      j.runtime = static_cast<Time>(rng() % (j.estimate + 1));
+      return j;
+    };
+    Snapshot previous;
+    std::vector<JobId> started_last;
+    for (int step = 0; step < 200; ++step) {
+      for (std::uint32_t a = rng() % 4; a > 0; --a) {
+        const std::size_t at = rng() % 3 == 0 ? static_cast<std::size_t>(rng() % (s.queue.size() + 1)) : s.queue.size();
+        s.queue.insert(s.queue.cbegin() + static_cast<std::ptrdiff_t>(at), new_job());
+      }
+      if (!s.queue.empty() && rng() % 6 == 0) {  // a cancellation
+        s.queue.erase(s.queue.cbegin() + static_cast<std::ptrdiff_t>(rng() % s.queue.size()));
+        ++withdrawn;
+      }
+      if (s.queue.size() > 1 && rng() % 6 == 0) {  // a priority change
+        std::vector<Job> jobs(s.queue.begin(), s.queue.end());
+        std::swap(jobs[rng() % jobs.size()], jobs[rng() % jobs.size()]);
+        s.queue = std::move(jobs);
+        ++reordered;
+      }
+      int busy = 0;
+      for (const RunningJob& r : s.running) busy += r.job.size;
+      s.free_units = units - busy;
+      s.resync = step == 0;
+      s.events = step == 0 ? std::vector<SnapshotEvent>{} : diff_snapshots(previous, s, started_last);
+      const StepResult a = skipping.step(s);
+      const StepResult b = plain.step(s);
+      ASSERT_EQ(a.decisions.size(), b.decisions.size()) << "step " << step;
+      for (std::size_t k = 0; k < a.decisions.size(); ++k) ASSERT_EQ(a.decisions[k].job, b.decisions[k].job);
+      const std::vector<PlannedStart> pa = skipping.reservations();
+      const std::vector<PlannedStart> pb = plain.reservations();
+      ASSERT_EQ(pa.size(), pb.size()) << "step " << step;
+      for (std::size_t k = 0; k < pa.size(); ++k) {
+        ASSERT_EQ(pa[k].job, pb[k].job) << "step " << step;
+        ASSERT_EQ(pa[k].start, pb[k].start) << "step " << step;
+      }
+      previous = s;
+      started_last.clear();
+      started += a.decisions.size();
+      for (const Decision& d : a.decisions) {
+        const auto it = std::find_if(s.queue.cbegin(), s.queue.cend(), [&](const Job& j) { return j.id == d.job; });
+        ASSERT_NE(it, s.queue.cend());
+        RunningJob r;
+        r.job = *it;
+        r.start = s.now;
+        s.running.push_back(r);
+        s.queue.erase(it);
+        started_last.push_back(d.job);
+      }
+      Time next = s.now + 1 + static_cast<Time>(rng() % 20);
+      for (const PlannedStart& p : pa) next = std::min(next, std::max(p.start, s.now + 1));
+      for (const RunningJob& r : s.running) next = std::min(next, std::max(r.start + r.job.runtime, s.now + 1));
+      s.now = next;
+      std::erase_if(s.running, [&](const RunningJob& r) { return r.start + r.job.runtime <= s.now; });
+    }
+  }
+  EXPECT_GT(started, 1000u);
+  EXPECT_GT(withdrawn, 100u);
+  EXPECT_GT(reordered, 100u);
 }
 
 }  // namespace
