@@ -252,13 +252,22 @@ StepResult BackfillingPolicy::step(const Snapshot& snapshot) {
       due_now_.push_back(h->id);
     }
   }
+  const auto due = [&](JobId id) {
+    return !due_now_.empty() && std::find(due_now_.begin(), due_now_.end(), id) != due_now_.end();
+  };
   for (std::size_t i = 0; i < queued; ++i) {
-    if (use_held_order && held_next < held_order_.size() && held_order_[held_next] == queue[i].id) {
-      ++held_next;
-      if (due_now_.empty() || std::find(due_now_.begin(), due_now_.end(), queue[i].id) == due_now_.end()) {
-        next_held_order_.push_back(queue[i].id);
-        continue;
+    if (use_held_order) {
+      // The run of jobs from i on in held_order_'s order, none due: they
+      // keep their reservations and their places in the order.
+      const std::size_t from = held_next, held_count = held_order_.size();
+      while (i < queued && held_next < held_count && held_order_[held_next] == queue[i].id && !due(queue[i].id)) {
+        ++i;
+        ++held_next;
       }
+      next_held_order_.insert(next_held_order_.end(), held_order_.begin() + static_cast<std::ptrdiff_t>(from),
+                              held_order_.begin() + static_cast<std::ptrdiff_t>(held_next));
+      if (i == queued) break;
+      if (held_next < held_count && held_order_[held_next] == queue[i].id) ++held_next;  // due: the body starts it
     }
     if (may_skip && static_cast<int>(std::min<std::size_t>(reserved_.size(), kUnlimited)) >= depth_) {
       if (!due_known) {
