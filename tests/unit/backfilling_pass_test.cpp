@@ -114,6 +114,68 @@ TEST(BackfillingPass, SkippingEqualsThePlainLoopAcrossResyncs) {
   }
 }
 
+// A job for the snapshot tests' queues: sometimes the whole partition or
+// more, else up to its size or small; estimates from 1 s, runtimes up to them.
+Job random_queued_job(std::mt19937& rng, JobId id, Time now, int units) {
+  Job j;
+  j.id = id;
+  j.submit = now;
+  const std::uint32_t kind = rng() % 10;
+  j.size = kind == 0 ? units : kind == 1 ? units + 1 : kind < 4 ? 1 + static_cast<int>(rng() % units)
+                                                                : 1 + static_cast<int>(rng() % 3);
+  j.estimate = rng() % 5 == 0 ? 1 : 1 + static_cast<Time>(rng() % 60);
+  j.runtime = static_cast<Time>(rng() % (j.estimate + 1));
+  return j;
+}
+
+// The same policy with each pass.
+struct PassPair {
+  explicit PassPair(int depth)
+      : skipping(depth, "backfilling", BackfillingPolicy::Compression::Indexed, BackfillingPolicy::Pass::Skipping),
+        plain(depth, "backfilling", BackfillingPolicy::Compression::Indexed, BackfillingPolicy::Pass::Plain) {}
+  BackfillingPolicy skipping;
+  BackfillingPolicy plain;
+};
+
+// Steps both policies on `s`: the same decisions and the same plan after it.
+// `plan` gets the plan, `decided` the started jobs.
+void expect_same_step(PassPair& pair, const Snapshot& s, int step, std::vector<PlannedStart>& plan,
+                      std::vector<JobId>& decided) {
+  const StepResult a = pair.skipping.step(s);
+  const StepResult b = pair.plain.step(s);
+  ASSERT_EQ(a.decisions.size(), b.decisions.size()) << "step " << step;
+  for (std::size_t k = 0; k < a.decisions.size(); ++k) ASSERT_EQ(a.decisions[k].job, b.decisions[k].job);
+  plan = pair.skipping.reservations();
+  const std::vector<PlannedStart> pb = pair.plain.reservations();
+  ASSERT_EQ(plan.size(), pb.size()) << "step " << step;
+  for (std::size_t k = 0; k < plan.size(); ++k) {
+    ASSERT_EQ(plan[k].job, pb[k].job) << "step " << step;
+    ASSERT_EQ(plan[k].start, pb[k].start) << "step " << step;
+  }
+  decided.clear();
+  for (const Decision& d : a.decisions) decided.push_back(d.job);
+}
+
+// Starts the decided jobs, then moves the clock to the next planned start,
+// the next end or a random time, whichever is first, and ends the jobs due.
+void start_and_advance(Snapshot& s, const std::vector<JobId>& decided, const std::vector<PlannedStart>& plan,
+                       std::mt19937& rng) {
+  for (const JobId id : decided) {
+    const auto it = std::find_if(s.queue.cbegin(), s.queue.cend(), [&](const Job& j) { return j.id == id; });
+    ASSERT_NE(it, s.queue.cend());
+    RunningJob r;
+    r.job = *it;
+    r.start = s.now;
+    s.running.push_back(r);
+    s.queue.erase(it);
+  }
+  Time next = s.now + 1 + static_cast<Time>(rng() % 20);
+  for (const PlannedStart& p : plan) next = std::min(next, std::max(p.start, s.now + 1));
+  for (const RunningJob& r : s.running) next = std::min(next, std::max(r.start + r.job.runtime, s.now + 1));
+  s.now = next;
+  std::erase_if(s.running, [&](const RunningJob& r) { return r.start + r.job.runtime <= s.now; });
+}
+
 // Snapshots as losd sends them: the queue in any (priority) order, so a
 // holder may sit behind jobs that hold nothing, some jobs larger than the
 // partition, every snapshot a resync (the plan is rebuilt: holders are
@@ -125,24 +187,11 @@ TEST(BackfillingPass, SkippingEqualsThePlainLoopOnRandomQueueOrders) {
     const int units = 4 + static_cast<int>(rng() % 29);
     const int depth = static_cast<int>(rng() % 4);
     SCOPED_TRACE("seed " + std::to_string(seed) + ", depth " + std::to_string(depth));
-    BackfillingPolicy skipping(depth, "backfilling", BackfillingPolicy::Compression::Indexed,
-                               BackfillingPolicy::Pass::Skipping);
-    BackfillingPolicy plain(depth, "backfilling", BackfillingPolicy::Compression::Indexed,
-                            BackfillingPolicy::Pass::Plain);
+    PassPair pair(depth);
     Snapshot s;
     s.total_units = units;
     JobId next_id = 1;
-    const auto new_job = [&] {
-      Job j;
-      j.id = next_id++;
-      j.submit = s.now;
-      const std::uint32_t kind = rng() % 10;
-      j.size = kind == 0 ? units : kind == 1 ? units + 1 : kind < 4 ? 1 + static_cast<int>(rng() % units)
-                                                                    : 1 + static_cast<int>(rng() % 3);
-      j.estimate = rng() % 5 == 0 ? 1 : 1 + static_cast<Time>(rng() % 60);
-      j.runtime = static_cast<Time>(rng() % (j.estimate + 1));
-      return j;
-    };
+    const auto new_job = [&] { return random_queued_job(rng, next_id++, s.now, units); };
     for (int step = 0; step < 150; ++step) {
       // Arrivals at random places in the queue (priority order).
       for (std::uint32_t a = rng() % 4; a > 0; --a) {
@@ -154,33 +203,11 @@ TEST(BackfillingPass, SkippingEqualsThePlainLoopOnRandomQueueOrders) {
       for (const RunningJob& r : s.running) busy += r.job.size;
       s.free_units = units - busy;
       s.resync = true;
-      const StepResult a = skipping.step(s);
-      const StepResult b = plain.step(s);
-      ASSERT_EQ(a.decisions.size(), b.decisions.size()) << "step " << step;
-      for (std::size_t k = 0; k < a.decisions.size(); ++k) ASSERT_EQ(a.decisions[k].job, b.decisions[k].job);
-      const std::vector<PlannedStart> pa = skipping.reservations();
-      const std::vector<PlannedStart> pb = plain.reservations();
-      ASSERT_EQ(pa.size(), pb.size()) << "step " << step;
-      for (std::size_t k = 0; k < pa.size(); ++k) {
-        ASSERT_EQ(pa[k].job, pb[k].job) << "step " << step;
-        ASSERT_EQ(pa[k].start, pb[k].start) << "step " << step;
-      }
-      // Apply the starts, then move to the next reservation or end.
-      started += a.decisions.size();
-      for (const Decision& d : a.decisions) {
-        const auto it = std::find_if(s.queue.cbegin(), s.queue.cend(), [&](const Job& j) { return j.id == d.job; });
-        ASSERT_NE(it, s.queue.cend());
-        RunningJob r;
-        r.job = *it;
-        r.start = s.now;
-        s.running.push_back(r);
-        s.queue.erase(it);
-      }
-      Time next = s.now + 1 + static_cast<Time>(rng() % 20);
-      for (const PlannedStart& p : pa) next = std::min(next, std::max(p.start, s.now + 1));
-      for (const RunningJob& r : s.running) next = std::min(next, std::max(r.start + r.job.runtime, s.now + 1));
-      s.now = next;
-      std::erase_if(s.running, [&](const RunningJob& r) { return r.start + r.job.runtime <= s.now; });
+      std::vector<PlannedStart> plan;
+      std::vector<JobId> decided;
+      ASSERT_NO_FATAL_FAILURE(expect_same_step(pair, s, step, plan, decided));
+      started += decided.size();
+      ASSERT_NO_FATAL_FAILURE(start_and_advance(s, decided, plan, rng));
     }
   }
   EXPECT_GT(started, 0u);
@@ -199,23 +226,11 @@ TEST(BackfillingPass, ConservativeKnowsItsHoldersWhenTheQueueChangesBetweenSteps
     const int units = 4 + static_cast<int>(rng() % 29);
     const int depth = seed % 5 == 0 ? 3 : BackfillingPolicy::kUnlimited;
     SCOPED_TRACE("seed " + std::to_string(seed) + ", depth " + std::to_string(depth));
-    BackfillingPolicy skipping(depth, "backfilling", BackfillingPolicy::Compression::Indexed,
-                               BackfillingPolicy::Pass::Skipping);
-    BackfillingPolicy plain(depth, "backfilling", BackfillingPolicy::Compression::Indexed,
-                            BackfillingPolicy::Pass::Plain);
+    PassPair pair(depth);
     Snapshot s;
     s.total_units = units;
     JobId next_id = 1;
-    const auto new_job = [&] {
-      Job j;
-      j.id = next_id++;
-      j.submit = s.now;
-      const std::uint32_t kind = rng() % 12;
-      j.size = kind == 0 ? units + 1 : kind < 4 ? 1 + static_cast<int>(rng() % units) : 1 + static_cast<int>(rng() % 3);
-      j.estimate = rng() % 5 == 0 ? 1 : 1 + static_cast<Time>(rng() % 60);
-      j.runtime = static_cast<Time>(rng() % (j.estimate + 1));
-      return j;
-    };
+    const auto new_job = [&] { return random_queued_job(rng, next_id++, s.now, units); };
     Snapshot previous;
     std::vector<JobId> started_last;
     for (int step = 0; step < 200; ++step) {
@@ -238,35 +253,11 @@ TEST(BackfillingPass, ConservativeKnowsItsHoldersWhenTheQueueChangesBetweenSteps
       s.free_units = units - busy;
       s.resync = step == 0;
       s.events = step == 0 ? std::vector<SnapshotEvent>{} : diff_snapshots(previous, s, started_last);
-      const StepResult a = skipping.step(s);
-      const StepResult b = plain.step(s);
-      ASSERT_EQ(a.decisions.size(), b.decisions.size()) << "step " << step;
-      for (std::size_t k = 0; k < a.decisions.size(); ++k) ASSERT_EQ(a.decisions[k].job, b.decisions[k].job);
-      const std::vector<PlannedStart> pa = skipping.reservations();
-      const std::vector<PlannedStart> pb = plain.reservations();
-      ASSERT_EQ(pa.size(), pb.size()) << "step " << step;
-      for (std::size_t k = 0; k < pa.size(); ++k) {
-        ASSERT_EQ(pa[k].job, pb[k].job) << "step " << step;
-        ASSERT_EQ(pa[k].start, pb[k].start) << "step " << step;
-      }
+      std::vector<PlannedStart> plan;
+      ASSERT_NO_FATAL_FAILURE(expect_same_step(pair, s, step, plan, started_last));
       previous = s;
-      started_last.clear();
-      started += a.decisions.size();
-      for (const Decision& d : a.decisions) {
-        const auto it = std::find_if(s.queue.cbegin(), s.queue.cend(), [&](const Job& j) { return j.id == d.job; });
-        ASSERT_NE(it, s.queue.cend());
-        RunningJob r;
-        r.job = *it;
-        r.start = s.now;
-        s.running.push_back(r);
-        s.queue.erase(it);
-        started_last.push_back(d.job);
-      }
-      Time next = s.now + 1 + static_cast<Time>(rng() % 20);
-      for (const PlannedStart& p : pa) next = std::min(next, std::max(p.start, s.now + 1));
-      for (const RunningJob& r : s.running) next = std::min(next, std::max(r.start + r.job.runtime, s.now + 1));
-      s.now = next;
-      std::erase_if(s.running, [&](const RunningJob& r) { return r.start + r.job.runtime <= s.now; });
+      started += started_last.size();
+      ASSERT_NO_FATAL_FAILURE(start_and_advance(s, started_last, plan, rng));
     }
   }
   EXPECT_GT(started, 1000u);
