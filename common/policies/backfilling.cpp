@@ -135,14 +135,18 @@ void BackfillingPolicy::compress_full_scan(Time now) {
   }
 }
 
-void BackfillingPolicy::find_due_holders(const JobQueue& queue, std::size_t from, Time now) {
-  due_at_.clear();
-  due_ids_.clear();
+void BackfillingPolicy::collect_due_ids(Time now, std::vector<JobId>& out) const {
+  out.clear();
   const auto any = [](const auto&) { return true; };
   for (const HolderIndex::Holder* h = holders_.first(); h != nullptr && h->start == now;
        h = holders_.next_after(h->start, h->order, any, any)) {
-    due_ids_.push_back(h->id);
+    out.push_back(h->id);
   }
+}
+
+void BackfillingPolicy::find_due_holders(const JobQueue& queue, std::size_t from, Time now) {
+  due_at_.clear();
+  collect_due_ids(now, due_ids_);
   if (due_ids_.empty()) return;
   // Their first places at or after `from`; usually near the front, so the
   // search stops early once all are found.
@@ -243,15 +247,8 @@ StepResult BackfillingPolicy::step(const Snapshot& snapshot) {
   const bool tandem = pass_ == Pass::Skipping && depth_ == kUnlimited;
   const bool use_held_order = tandem && held_order_valid_;
   std::size_t held_next = 0;
-  if (tandem) {
-    next_held_order_.clear();
-    due_now_.clear();
-    const auto any = [](const auto&) { return true; };
-    for (const HolderIndex::Holder* h = holders_.first(); use_held_order && h != nullptr && h->start == now;
-         h = holders_.next_after(h->start, h->order, any, any)) {
-      due_now_.push_back(h->id);
-    }
-  }
+  if (tandem) next_held_order_.clear();
+  if (use_held_order) collect_due_ids(now, due_now_);
   const auto due = [&](JobId id) {
     return !due_now_.empty() && std::find(due_now_.begin(), due_now_.end(), id) != due_now_.end();
   };

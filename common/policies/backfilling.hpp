@@ -108,6 +108,8 @@ class BackfillingPolicy final : public Policy {
   // Planner::earliest_start(size, duration, now) for a new reservation or a
   // start, searched from the bound of earlier insertions (same answer).
   Time insertion_start(std::int64_t size, Time duration, Time now);
+  // out := the ids of the holders reserved at `now`, in key order.
+  void collect_due_ids(Time now, std::vector<JobId>& out) const;
   // due_at_ := the queue positions >= from of the holders reserved at `now`
   // (each id's first one there), ascending.
   void find_due_holders(const JobQueue& queue, std::size_t from, Time now);

@@ -128,13 +128,19 @@ Job random_queued_job(std::mt19937& rng, JobId id, Time now, int units) {
   return j;
 }
 
-// The same policy with each pass.
+// The same policy with each pass, the snapshot both are given, and the jobs
+// that arrive in its queue.
 struct PassPair {
-  explicit PassPair(int depth)
+  PassPair(int depth, int units)
       : skipping(depth, "backfilling", BackfillingPolicy::Compression::Indexed, BackfillingPolicy::Pass::Skipping),
-        plain(depth, "backfilling", BackfillingPolicy::Compression::Indexed, BackfillingPolicy::Pass::Plain) {}
+        plain(depth, "backfilling", BackfillingPolicy::Compression::Indexed, BackfillingPolicy::Pass::Plain) {
+    snapshot.total_units = units;
+  }
+  Job new_job(std::mt19937& rng) { return random_queued_job(rng, next_id++, snapshot.now, snapshot.total_units); }
   BackfillingPolicy skipping;
   BackfillingPolicy plain;
+  Snapshot snapshot;
+  JobId next_id = 1;
 };
 
 // Steps both policies on `s`: the same decisions and the same plan after it.
@@ -187,11 +193,9 @@ TEST(BackfillingPass, SkippingEqualsThePlainLoopOnRandomQueueOrders) {
     const int units = 4 + static_cast<int>(rng() % 29);
     const int depth = static_cast<int>(rng() % 4);
     SCOPED_TRACE("seed " + std::to_string(seed) + ", depth " + std::to_string(depth));
-    PassPair pair(depth);
-    Snapshot s;
-    s.total_units = units;
-    JobId next_id = 1;
-    const auto new_job = [&] { return random_queued_job(rng, next_id++, s.now, units); };
+    PassPair pair(depth, units);
+    Snapshot& s = pair.snapshot;
+    const auto new_job = [&] { return pair.new_job(rng); };
     for (int step = 0; step < 150; ++step) {
       // Arrivals at random places in the queue (priority order).
       for (std::uint32_t a = rng() % 4; a > 0; --a) {
@@ -226,11 +230,9 @@ TEST(BackfillingPass, ConservativeKnowsItsHoldersWhenTheQueueChangesBetweenSteps
     const int units = 4 + static_cast<int>(rng() % 29);
     const int depth = seed % 5 == 0 ? 3 : BackfillingPolicy::kUnlimited;
     SCOPED_TRACE("seed " + std::to_string(seed) + ", depth " + std::to_string(depth));
-    PassPair pair(depth);
-    Snapshot s;
-    s.total_units = units;
-    JobId next_id = 1;
-    const auto new_job = [&] { return random_queued_job(rng, next_id++, s.now, units); };
+    PassPair pair(depth, units);
+    Snapshot& s = pair.snapshot;
+    const auto new_job = [&] { return pair.new_job(rng); };
     Snapshot previous;
     std::vector<JobId> started_last;
     for (int step = 0; step < 200; ++step) {
