@@ -23,8 +23,10 @@ traces="${LOS_TRACES:-$root/../shared/traces}"
 [[ -d "$traces" ]] && traces="$(cd "$traces" && pwd -P)"
 [[ -x "$sim" ]] || { echo "schedule-digest.sh: $sim not found: build first" >&2; exit 1; }
 
-space="fcfs easy conservative aggressive depth depth:k=2 los los-basic los-maxjobs los-maxsd los:head=once
-       los:traceback=selected-first los:lookahead=10 bf-fair tabu tabu:safe tabu:period=60:budget=3"
+space="fcfs easy conservative aggressive depth depth:k=2 los:design=thesis los-basic los-maxjobs:design=thesis
+       los-maxsd:design=thesis los:design=thesis:head=once los:design=thesis:traceback=selected-first
+       los:design=thesis:lookahead=10 bf-fair tabu tabu:safe tabu:period=60:budget=3
+       los los-maxjobs los-basic:design=hybrid los:lookahead=10 los:rules=every los:merit=none"
 gang="gang gang:mpl=3:cs=2 bgs bgs:plan=rebuild mgs mgs:c=0:q=-1 mbgs mbgs:plan=rebuild:migrate_idle"
 pect="pect pect:smart=false pect-search pect-search:level2=false"
 

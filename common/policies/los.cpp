@@ -106,6 +106,13 @@ StepResult LosPolicy::step(const Snapshot& snapshot) {
     }
   }
 
+  // A long queue: more jobs wait behind the blocked head than the window
+  // holds. With rules=long a step on a shorter one is the thesis's.
+  const bool long_queue = queue.size() - window_begin > static_cast<std::size_t>(options_.lookahead);
+  const bool thesis_step = options_.rules == LosRules::Long && !long_queue;
+  const LosKeep keep = thesis_step ? LosKeep::Optimal : options_.keep;
+  const LosProtect protect = thesis_step ? LosProtect::None : options_.protect;
+
   // WQ': the next jobs that fit now, at most `lookahead` of them.
   problem_.jobs.clear();
   candidates_.clear();
@@ -125,7 +132,7 @@ StepResult LosPolicy::step(const Snapshot& snapshot) {
     candidates_.push_back(&j);
   }
   std::int64_t extra_left = std::min<std::int64_t>(extra, free_now);
-  if (options_.keep == LosKeep::Short) {
+  if (keep == LosKeep::Short) {
     // EASY's walk over the window; the jobs it starts that end by the shadow
     // time start now, and the selection runs over the rest of the window
     // with the units they leave (extra is untouched: they do not use it).
@@ -152,10 +159,8 @@ StepResult LosPolicy::step(const Snapshot& snapshot) {
     problem_.jobs.resize(kept);
     candidates_.resize(kept);
   }
-  const bool long_queue = queue.size() - window_begin > static_cast<std::size_t>(options_.lookahead);
   const Job* passable = nullptr;
-  if (options_.protect != LosProtect::None)
-    passable = start_protected_pick(now, long_queue, free_now, extra_left, result);
+  if (protect != LosProtect::None) passable = start_protected_pick(now, protect, long_queue, free_now, extra_left, result);
   if (!problem_.jobs.empty() && free_now > 0) {
     problem_.free_now = static_cast<int>(free_now);
     problem_.extra = static_cast<int>(extra_left);
@@ -164,7 +169,7 @@ StepResult LosPolicy::step(const Snapshot& snapshot) {
         options_.select == LosSelect::Queue || (options_.select == LosSelect::LongQueue && long_queue);
     LosSelection chosen = queue_order ? los_select_queue_order(problem_) : los_select(problem_);
     const std::vector<std::size_t>* starts = &chosen.chosen;
-    if (options_.keep == LosKeep::Ties) {
+    if (keep == LosKeep::Ties) {
       // When the selection fills more than EASY's walk over the window, it
       // chooses again among the sets filling exactly EASY's units (capping
       // the free units there: EASY's set is feasible, so the optimum is its
@@ -176,7 +181,7 @@ StepResult LosPolicy::step(const Snapshot& snapshot) {
         chosen = queue_order ? los_select_queue_order(problem_) : los_select(problem_);
       }
     }
-    if (options_.keep == LosKeep::Easy) {
+    if (keep == LosKeep::Easy) {
       // EASY's walk over the same window; the selection replaces it only
       // when it fills more than `gain` percent of the free units beyond it.
       const std::int64_t greedy_util = easy_walk_over_window(free_now, extra_left);
@@ -198,19 +203,19 @@ StepResult LosPolicy::step(const Snapshot& snapshot) {
   return result;
 }
 
-const Job* LosPolicy::start_protected_pick(Time now, bool long_queue, std::int64_t& free_now, std::int64_t& extra_left,
-                                           StepResult& result) {
+const Job* LosPolicy::start_protected_pick(Time now, LosProtect rule, bool long_queue, std::int64_t& free_now,
+                                           std::int64_t& extra_left, StepResult& result) {
   // EASY's first pick from the window: the earliest job that can start now.
   std::size_t i = 0;
   while (i < problem_.jobs.size() && (problem_.jobs[i].size > free_now || problem_.jobs[i].ssize > extra_left)) ++i;
   if (i == problem_.jobs.size()) return nullptr;
   const LosCandidate c = problem_.jobs[i];
   const Job* job = candidates_[i];
-  const bool protect = options_.protect == LosProtect::First || (options_.protect == LosProtect::Long && long_queue) ||
-                       (options_.protect == LosProtect::Extra && c.ssize > 0) ||
-                       (options_.protect == LosProtect::Once && passed_over_.count(job->id) > 0) ||
-                       (options_.protect == LosProtect::Late && now - job->submit >= planned_duration(job->estimate));
-  if (!protect) return options_.protect == LosProtect::Once ? job : nullptr;
+  const bool protect = rule == LosProtect::First || (rule == LosProtect::Long && long_queue) ||
+                       (rule == LosProtect::Extra && c.ssize > 0) ||
+                       (rule == LosProtect::Once && passed_over_.count(job->id) > 0) ||
+                       (rule == LosProtect::Late && now - job->submit >= planned_duration(job->estimate));
+  if (!protect) return rule == LosProtect::Once ? job : nullptr;
   start_now(*job, now, result);
   free_now -= c.size;
   extra_left -= c.ssize;
@@ -255,23 +260,47 @@ std::vector<PlannedStart> LosPolicy::reservations() const { return reservation_;
 
 namespace {
 
-PolicyPtr make_variant(const ParamValues& values, bool use_extra, LosMerit merit) {
+// What design=hybrid and design=thesis give a key left at "auto".
+struct DesignDefaults {
+  const char* gate;
+  const char* keep;
+  const char* protect;
+  const char* rest;
+  const char* rules;
+};
+constexpr DesignDefaults kHybrid{"fit", "ties", "late", "easy", "long"};
+constexpr DesignDefaults kThesis{"none", "optimal", "none", "none", "every"};
+
+LosMerit merit_named(const std::string& name) {
+  return name == "jobs" ? LosMerit::MaxJobs : name == "slowdown" ? LosMerit::MaxSlowdown : LosMerit::None;
+}
+
+// thesis_merit: the variant's merit in the thesis; hybrid_merit: its merit
+// under design=hybrid (los breaks its ties by expected slowdown there).
+PolicyPtr make_variant(const ParamValues& values, bool use_extra, LosMerit thesis_merit, LosMerit hybrid_merit) {
+  const bool thesis = values.choice("design") == "thesis";
+  const DesignDefaults& design = thesis ? kThesis : kHybrid;
+  auto resolved = [&](const char* key, const char* fallback) -> std::string {
+    const std::string& v = values.choice(key);
+    return v == "auto" ? fallback : v;
+  };
   LosOptions o;
   o.use_extra = use_extra;
-  o.merit = merit;
+  const std::string& merit = values.choice("merit");
+  o.merit = merit == "auto" ? (thesis ? thesis_merit : hybrid_merit) : merit_named(merit);
   o.lookahead = static_cast<int>(values.integer("lookahead"));
   const std::string& traceback = values.choice("traceback");
   o.traceback = traceback == "selected-first" ? LosTraceback::SelectedFirst
                 : traceback == "head-first"   ? LosTraceback::HeadFirst
                                               : LosTraceback::BypassedFirst;
   o.head = values.choice("head") == "once" ? LosHead::Once : LosHead::Loop;
-  o.rest = values.choice("rest") == "easy" ? LosRest::Easy : LosRest::None;
-  const std::string& keep = values.choice("keep");
+  o.rest = resolved("rest", design.rest) == "easy" ? LosRest::Easy : LosRest::None;
+  const std::string keep = resolved("keep", design.keep);
   o.keep = keep == "easy"    ? LosKeep::Easy
            : keep == "short" ? LosKeep::Short
            : keep == "ties"  ? LosKeep::Ties
                              : LosKeep::Optimal;
-  const std::string& protect = values.choice("protect");
+  const std::string protect = resolved("protect", design.protect);
   o.protect = protect == "first"   ? LosProtect::First
               : protect == "late"  ? LosProtect::Late
               : protect == "once"  ? LosProtect::Once
@@ -280,44 +309,58 @@ PolicyPtr make_variant(const ParamValues& values, bool use_extra, LosMerit merit
                                    : LosProtect::None;
   o.gain = static_cast<int>(values.integer("gain"));
   o.window = values.choice("window") == "admissible" ? LosWindow::Admissible : LosWindow::Fit;
-  const std::string& gate = values.choice("gate");
+  const std::string gate = resolved("gate", design.gate);
   o.gate = gate == "fit" ? LosGate::Fit : gate == "queue" ? LosGate::Queue : LosGate::None;
   const std::string select = values.choice("select");
   o.select = select == "queue" ? LosSelect::Queue : select == "long-queue" ? LosSelect::LongQueue : LosSelect::Thesis;
   o.extra = values.choice("extra") == "thesis" ? LosExtra::Thesis : LosExtra::Profile;
+  o.rules = resolved("rules", design.rules) == "long" ? LosRules::Long : LosRules::Every;
   return std::make_unique<LosPolicy>(o, values.canonical());
 }
 
-}  // namespace
-
-const ParamTable& los_parameters() {
-  static const ParamTable table = {
+// The table of every variant; `design_choices` puts the variant's default design first.
+ParamTable make_los_table(std::vector<std::string> design_choices) {
+  return {
+      Param::choice("design", std::move(design_choices),
+                    "hybrid: on a queue longer than lookahead behind the blocked head, EASY's step whose ties the "
+                    "selection re-decides (the defaults of the keys below), on a shorter one the thesis's selection; "
+                    "thesis: the thesis's algorithm in every step. Keys left at auto follow the design "
+                    "(docs/los.md)"),
+      Param::choice("merit", {"auto", "none", "jobs", "slowdown"},
+                    "the selection's last key between sets equal in units and shadow use: auto: the variant's "
+                    "(los: slowdown with design=hybrid, none with thesis; los-maxjobs: jobs; los-maxsd: slowdown; "
+                    "los-basic: none); none; jobs: the most jobs; slowdown: the largest sum of expected slowdowns"),
       Param::integer("lookahead", LosOptions{}.lookahead, 1, 1000000, "waiting jobs the selection considers (C)"),
       Param::choice("traceback", {"bypassed-first", "selected-first", "head-first"},
                     "which of equally good sets is chosen"),
       Param::choice("head", {"loop", "once"},
                     "loop: start heads while they fit, then reserve; once: the thesis's literal single head start"),
-      Param::choice("rest", {"none", "easy"},
-                    "jobs past the lookahead window: none: never considered (the thesis); easy: backfilled after "
-                    "the selection under the head's reservation, as EASY does"),
-      Param::choice("keep", {"optimal", "easy", "short", "ties"},
-                    "optimal: start the selection's set (the thesis); easy: start the set EASY's queue-order walk "
-                    "starts from the window unless the selection fills more than gain% of the free units beyond it; "
-                    "short: EASY's picks that end by the shadow time first; ties: the selection chooses among the "
-                    "sets filling as many units as EASY's walk, never more"),
-      Param::choice("protect", {"none", "first", "once", "long", "extra", "late"},
+      Param::choice("rest", {"auto", "none", "easy"},
+                    "jobs past the lookahead window: auto: hybrid easy, thesis none; none: never considered (the "
+                    "thesis); easy: backfilled after the selection under the head's reservation, as EASY does"),
+      Param::choice("keep", {"auto", "optimal", "easy", "short", "ties"},
+                    "auto: hybrid ties, thesis optimal; optimal: start the selection's set (the thesis); easy: start "
+                    "the set EASY's queue-order walk starts from the window unless the selection fills more than "
+                    "gain% of the free units beyond it; short: EASY's picks that end by the shadow time first; ties: "
+                    "the selection chooses among the sets filling as many units as EASY's walk, never more"),
+      Param::choice("protect", {"auto", "none", "first", "once", "long", "extra", "late"},
                     "EASY's first pick from the window (the earliest job that can start now) starts before the "
-                    "selection: none: never; first: always; once: when the selection passed it over before; long: "
-                    "when more than lookahead jobs wait behind the blocked head; extra: when it runs past the "
-                    "shadow time; late: when it has waited at least its estimate"),
+                    "selection: auto: hybrid late, thesis none; none: never; first: always; once: when the selection "
+                    "passed it over before; long: when more than lookahead jobs wait behind the blocked head; extra: "
+                    "when it runs past the shadow time; late: when it has waited at least its estimate"),
+      Param::choice("rules", {"auto", "long", "every"},
+                    "the steps keep and protect apply to: auto: hybrid long, thesis every; long: only where more than "
+                    "lookahead jobs wait behind the blocked head (a shorter queue gets the thesis's selection); "
+                    "every: every step"),
       Param::integer("gain", LosOptions{}.gain, 0, 100,
                      "with keep=easy: percent of the free units the selection must fill beyond EASY's set"),
       Param::choice("window", {"fit", "admissible"},
                     "which jobs count towards lookahead: fit: those that fit now (the thesis); admissible: only "
                     "those that could start under the head's reservation"),
-      Param::choice("gate", {"none", "fit", "queue"},
-                    "when a step is EASY's instead of the selection's: none: never (the thesis); fit: when more "
-                    "than lookahead waiting jobs fit now; queue: when more than lookahead jobs wait behind the head"),
+      Param::choice("gate", {"auto", "none", "fit", "queue"},
+                    "when a step is EASY's instead of the selection's: auto: hybrid fit, thesis none; none: never "
+                    "(the thesis); fit: when more than lookahead waiting jobs fit now; queue: when more than "
+                    "lookahead jobs wait behind the head"),
       Param::choice("select", {"thesis", "queue", "long-queue"},
                     "which set the selection returns: thesis: most units, then least shadow use, merit and "
                     "traceback; queue: of the sets filling the most units, the one EASY's queue order prefers "
@@ -328,14 +371,31 @@ const ParamTable& los_parameters() {
                     "by the shadow time counts, as in EASY); thesis: the thesis's formula, running jobs in order "
                     "of expected end (ties by job id) added only until the head fits"),
   };
+}
+
+}  // namespace
+
+const ParamTable& los_parameters() {
+  static const ParamTable table = make_los_table({"hybrid", "thesis"});
   return table;
 }
 
-PolicyPtr make_los(const ParamValues& values, RunMode) { return make_variant(values, true, LosMerit::None); }
-PolicyPtr make_los_basic(const ParamValues& values, RunMode) { return make_variant(values, false, LosMerit::None); }
-PolicyPtr make_los_maxjobs(const ParamValues& values, RunMode) { return make_variant(values, true, LosMerit::MaxJobs); }
+const ParamTable& los_basic_parameters() {
+  static const ParamTable table = make_los_table({"thesis", "hybrid"});
+  return table;
+}
+
+PolicyPtr make_los(const ParamValues& values, RunMode) {
+  return make_variant(values, true, LosMerit::None, LosMerit::MaxSlowdown);
+}
+PolicyPtr make_los_basic(const ParamValues& values, RunMode) {
+  return make_variant(values, false, LosMerit::None, LosMerit::None);
+}
+PolicyPtr make_los_maxjobs(const ParamValues& values, RunMode) {
+  return make_variant(values, true, LosMerit::MaxJobs, LosMerit::MaxJobs);
+}
 PolicyPtr make_los_maxsd(const ParamValues& values, RunMode) {
-  return make_variant(values, true, LosMerit::MaxSlowdown);
+  return make_variant(values, true, LosMerit::MaxSlowdown, LosMerit::MaxSlowdown);
 }
 
 }  // namespace los

@@ -26,7 +26,11 @@
 //      by the shadow time or fit in what is left of `extra` (EASY's rule).
 //      With queues far longer than C the thesis's LOS starves the jobs past
 //      the window that EASY would start at once; see docs/los.md.
-//   Also (issue 14, measured in docs/los.md, none the default): gate=fit|
+//   The default design=hybrid (issue 14, docs/los.md) is gate=fit,
+//   keep=ties, protect=late, rest=easy and rules=long, with the expected
+//   slowdown as the merit of los and los-maxsd; design=thesis is the
+//   thesis's algorithm, literally.
+//   The parameters (issue 14, each measured in docs/los.md): gate=fit|
 //   queue makes a step EASY's when the window misses jobs; keep=easy starts
 //   EASY's set from the window unless the selection fills gain% more;
 //   window=admissible counts only jobs the reservation allows;
@@ -108,6 +112,14 @@ enum class LosSelect { Thesis, Queue, LongQueue };
 // at the shadow time after that one does not count.
 enum class LosExtra { Profile, Thesis };
 
+// Which steps keep and protect apply to. Every: all of them. Long: only the
+// steps where more than `lookahead` jobs wait behind the blocked head; a step
+// on a shorter queue (the window holds every waiting job that fits) runs the
+// thesis's selection (keep=optimal, protect=none). The hybrid design (issue
+// 14, docs/los.md): the thesis's selection wins on short queues, and EASY's
+// set with its ties re-decided is never worse than EASY on long ones.
+enum class LosRules { Every, Long };
+
 struct LosOptions {
   bool use_extra = true;  // false: los-basic
   LosMerit merit = LosMerit::None;
@@ -122,6 +134,7 @@ struct LosOptions {
   LosGate gate = LosGate::None;
   LosSelect select = LosSelect::Thesis;
   LosExtra extra = LosExtra::Profile;
+  LosRules rules = LosRules::Every;
 };
 
 class LosPolicy final : public Policy {
@@ -137,11 +150,11 @@ class LosPolicy final : public Policy {
 
  private:
   void start_now(const Job& job, Time now, StepResult& result);
-  // Starts EASY's first pick from the window if `protect` says so (and takes
+  // Starts EASY's first pick from the window if `rule` says so (and takes
   // it out of the window); with protect=once returns the pick the selection
   // may pass over, if any.
-  const Job* start_protected_pick(Time now, bool long_queue, std::int64_t& free_now, std::int64_t& extra_left,
-                                  StepResult& result);
+  const Job* start_protected_pick(Time now, LosProtect rule, bool long_queue, std::int64_t& free_now,
+                                  std::int64_t& extra_left, StepResult& result);
   // EASY's queue-order walk over the window (problem_) into greedy_; returns
   // the units it fills.
   std::int64_t easy_walk_over_window(std::int64_t free_now, std::int64_t extra_left);
@@ -164,8 +177,11 @@ class LosPolicy final : public Policy {
 // merit), capped at a slowdown of 10^6.
 std::int64_t los_slowdown_merit(Time now, Time submit, Time estimate);
 
-// Every LOS variant takes these parameters.
+// Every LOS variant takes these parameters; los-basic's table differs only
+// in its default design (thesis: without extra units, the hybrid's EASY
+// steps lose to EASY).
 const ParamTable& los_parameters();
+const ParamTable& los_basic_parameters();
 PolicyPtr make_los(const ParamValues& values, RunMode mode);
 PolicyPtr make_los_basic(const ParamValues& values, RunMode mode);
 PolicyPtr make_los_maxjobs(const ParamValues& values, RunMode mode);

@@ -29,10 +29,11 @@ const std::vector<PolicyInfo>& policy_catalog() {
       {"depth", "backfilling where the first k blocked jobs hold reservations", depth_parameters, make_depth},
       {"los",
        "LOS: start the set of waiting jobs that fills the most free units now without delaying the head's "
-       "reservation",
+       "reservation; on a long queue only EASY's ties are re-decided, by expected slowdown (design=thesis: the "
+       "thesis's algorithm)",
        los_parameters, make_los},
-      {"los-basic", "LOS, basic 2-D algorithm: only jobs that end by the head's shadow time may start", los_parameters,
-       make_los_basic},
+      {"los-basic", "LOS, basic 2-D algorithm: only jobs that end by the head's shadow time may start",
+       los_basic_parameters, make_los_basic},
       {"los-maxjobs", "LOS, ties between equally packing sets go to the set with the most jobs", los_parameters,
        make_los_maxjobs},
       {"los-maxsd", "LOS, ties between equally packing sets go to the largest total expected slowdown", los_parameters,

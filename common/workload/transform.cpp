@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "workload/sampling.hpp"
+
 namespace los {
 
 Time effective_runtime(const Job& job, bool kill_at_estimate) {
@@ -58,6 +60,13 @@ void scale_sizes(Workload& w, int units) {
     j.size = static_cast<int>(std::clamp<long long>(scaled, 1, units));
   }
   w.units = units;
+}
+
+void jitter_submits(Workload& w, Time max_seconds, std::uint64_t seed) {
+  if (max_seconds <= 0) return;
+  Random rng(seed);
+  for (Job& j : w.jobs) j.submit += static_cast<Time>(rng.uniform_int(0, max_seconds - 1));
+  std::stable_sort(w.jobs.begin(), w.jobs.end(), [](const Job& a, const Job& b) { return a.submit < b.submit; });
 }
 
 }  // namespace los

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 
 #include "workload/swf.hpp"
 
@@ -34,5 +35,15 @@ void scale_runtimes(Workload& w, double factor);
 // smaller live cluster (los-sim replay). Throws WorkloadError if either
 // machine size is not positive.
 void scale_sizes(Workload& w, int units);
+
+// Adds to every submit time an integer drawn uniformly from [0, max_seconds)
+// (a fixed sampler over std::mt19937_64 seeded with `seed`, in the workload's
+// order), then sorts the jobs by submit time, stably. The same workload,
+// max_seconds and seed give the same result on every platform. A replicate of
+// a workload for comparing policies (docs/simulator.md, "Replicates"): on a
+// long queue the schedule is chaotic, so one run tells a policy's systematic
+// effect apart from the luck of its trajectory only across such replicates.
+// max_seconds <= 0 leaves the workload as it is.
+void jitter_submits(Workload& w, Time max_seconds, std::uint64_t seed);
 
 }  // namespace los

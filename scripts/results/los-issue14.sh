@@ -14,9 +14,18 @@
 #   prepended (the report's "easy" is then that baseline).
 # Runs at most LOS_JOBS (default 2) simulations at once, under nice.
 # NODES (env, e.g. "8192"): only the Lublin workloads of these machine sizes.
-# DELTAS (env, e.g. "0 0.00001 0.00002 0.00003 0.00004"): replicate every
-# workload at its load plus each value (NAME+DELTA.json); the report then
-# also gives, per workload, the CI of easy - policy across the replicates.
+# SEEDS (env, default "1 2 3"): the Lublin workloads' seeds (held-out checks
+# use others).
+# TASKS_ONLY=1 (env): print the task lines NAME|WORKLOAD|LOAD and stop (the
+# null comparison, los-issue14-null-replicated.sh, runs the same grid).
+# REPLICATES (env, e.g. "$(seq -s ' ' 1 10)"): replicate every workload once
+# per value N, its submit times jittered by los-sim --jitter JITTER (env,
+# default 60 s) --jitter-seed N (NAME+jN.json); the report then also gives,
+# per workload, the CI of easy - policy across the replicates
+# (docs/simulator.md, "Replicates"). DELTAS (env, e.g. "0 0.00001"): the
+# older replicates, at the load plus each value (NAME+DELTA.json); on
+# overloaded workloads those runs share most of their trajectory, and their
+# CI is too narrow (docs/los.md, tenth session's section).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 grid="$1" policies="$2" out="$3" build="${4:-$root/build}"
@@ -32,7 +41,7 @@ tasks() {  # NAME|WORKLOAD|LOAD
       for est in ":estimates=modal" ""; do for nodes in 1024 8192; do
         [[ $1 == modal1024 && ( $nodes != 1024 || -z $est ) ]] && continue
         [[ -n ${NODES:-} && " $NODES " != *" $nodes "* ]] && continue
-        for load in 0.85 0.9 0.95; do for seed in 1 2 3; do
+        for load in 0.85 0.9 0.95; do for seed in ${SEEDS:-1 2 3}; do
           echo "lublin-$nodes-$seed${est:+-modal}@$load|model:lublin:jobs=100000:nodes=$nodes:seed=$seed$est|$load"
         done; done; done; done ;;
   esac
@@ -48,21 +57,32 @@ tasks() {  # NAME|WORKLOAD|LOAD
   esac
 }
 run_task() {
-  local name workload load d
+  local name workload load d jitter=()
   IFS='|' read -r name workload load d <<<"$1"
-  [[ -n $d ]] && { name="$name+$d"; load=$(python3 -c "print($load + $d)"); }
+  if [[ $d == j* ]]; then
+    name="$name+$d" jitter=(--jitter "${JITTER:-60}" --jitter-seed "${d#j}")
+  elif [[ -n $d ]]; then
+    name="$name+$d" load=$(python3 -c "print($load + $d)")
+  fi
   [[ -s "$out/$name.json" ]] && return 0
-  nice -n 10 "$sim" --quiet --load "$load" --policy "${BASELINE:-easy},$policies" --format json "$workload" >"$out/$name.json.tmp" &&
-    mv "$out/$name.json.tmp" "$out/$name.json"
+  nice -n 10 "$sim" --quiet --load "$load" "${jitter[@]}" --policy "${BASELINE:-easy},$policies" --format json \
+    "$workload" >"$out/$name.json.tmp" && mv "$out/$name.json.tmp" "$out/$name.json"
 }
-replicate() {  # each task line once per DELTAS value, or as it is
+replicate() {  # each task line once per REPLICATES (jitter seeds) or DELTAS value, or as it is
   local line d
   while IFS= read -r line; do
-    if [[ -z ${DELTAS:-} ]]; then echo "$line"; else for d in $DELTAS; do echo "$line|$d"; done; fi
+    if [[ -n ${REPLICATES:-} ]]; then
+      for d in $REPLICATES; do echo "$line|j$d"; done
+    elif [[ -n ${DELTAS:-} ]]; then
+      for d in $DELTAS; do echo "$line|$d"; done
+    else
+      echo "$line"
+    fi
   done
 }
+if [[ ${TASKS_ONLY:-0} == 1 ]]; then tasks "$grid"; exit 0; fi
 export -f run_task
-export sim out policies BASELINE
+export sim out policies BASELINE JITTER
 # shellcheck disable=SC2016  # $0 is expanded by the inner bash
 tasks "$grid" | replicate | xargs -P "${LOS_JOBS:-2}" -d '\n' -n 1 bash -c 'run_task "$0"'
 python3 "$root/scripts/results/los_issue14_report.py" "$out"

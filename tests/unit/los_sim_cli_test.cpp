@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <sstream>
 
 #include "test_support.hpp"
@@ -237,6 +238,38 @@ TEST_F(LosSimCli, WindowLoadAndRuntimeScale) {
   const auto j = nlohmann::json::parse(r.output);
   EXPECT_EQ(j[0]["jobs"], 50);
   EXPECT_NEAR(j[0]["offered_load"].get<double>(), 0.9, 0.01);
+}
+
+TEST_F(LosSimCli, JitterMakesAReplicateOfTheWorkloadPerSeed) {
+  // Every job's submit time moves by [0, 600) s after --load; the schedule
+  // follows (wait = start - jittered submit), and each seed is its own replicate.
+  auto schedule = [&](const std::string& jitter, const std::string& name) {
+    const test::CommandResult r =
+        los_sim("--quiet --policy easy --load 0.9 " + jitter + " --schedule-out " + path(name) + " " + path("w.swf"));
+    EXPECT_EQ(r.status, 0) << r.output;
+    return read_swf(path(name));
+  };
+  const Workload plain = schedule("", "plain.swf");
+  const Workload one = schedule("--jitter 600 --jitter-seed 1", "one.swf");
+  const Workload again = schedule("--jitter 600 --jitter-seed 1", "again.swf");
+  const Workload two = schedule("--jitter 600 --jitter-seed 2", "two.swf");
+  ASSERT_EQ(one.jobs.size(), plain.jobs.size());
+  std::map<JobId, Time> plain_submit;
+  for (const Job& j : plain.jobs) plain_submit[j.id] = j.submit;
+  bool moved = false, seeds_differ = false;
+  for (std::size_t k = 0; k < one.jobs.size(); ++k) {
+    const Time offset = one.jobs[k].submit - plain_submit.at(one.jobs[k].id);
+    EXPECT_GE(offset, 0);
+    EXPECT_LT(offset, 600);
+    moved = moved || offset != 0;
+    EXPECT_EQ(again.jobs[k].submit, one.jobs[k].submit);
+    seeds_differ = seeds_differ || two.jobs[k].submit != one.jobs[k].submit;
+  }
+  EXPECT_TRUE(moved);
+  EXPECT_TRUE(seeds_differ);
+  const test::CommandResult bad = los_sim("--jitter -5 " + path("w.swf"));
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_NE(bad.output.find("--jitter"), std::string::npos) << bad.output;
 }
 
 TEST_F(LosSimCli, BadInputExitsNonZeroNamingTheProblem) {

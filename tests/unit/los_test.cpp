@@ -199,24 +199,24 @@ std::set<JobId> step_once(const std::string& spec, const Snapshot& s) {
 
 TEST(LosPolicy, WorkedExampleEveryVariant) {
   const Snapshot s = example_snapshot();
-  EXPECT_EQ(step_once("los", s), (std::set<JobId>{2, 3, 4}));
-  EXPECT_EQ(step_once("los:traceback=selected-first", s), (std::set<JobId>{2, 5}));
+  EXPECT_EQ(step_once("los:design=thesis", s), (std::set<JobId>{2, 3, 4}));
+  EXPECT_EQ(step_once("los:design=thesis:traceback=selected-first", s), (std::set<JobId>{2, 5}));
   EXPECT_EQ(step_once("los-basic", s), (std::set<JobId>{2}));
-  EXPECT_EQ(step_once("los-maxjobs", s), (std::set<JobId>{2, 3, 4}));
-  EXPECT_EQ(step_once("los-maxjobs:traceback=selected-first", s), (std::set<JobId>{2, 3, 4}));
-  EXPECT_EQ(step_once("los-maxsd", s), (std::set<JobId>{2, 3, 4}));
-  EXPECT_EQ(step_once("los-maxsd:traceback=selected-first", example_snapshot({24, 24, 24, 24, 0})),
+  EXPECT_EQ(step_once("los-maxjobs:design=thesis", s), (std::set<JobId>{2, 3, 4}));
+  EXPECT_EQ(step_once("los-maxjobs:design=thesis:traceback=selected-first", s), (std::set<JobId>{2, 3, 4}));
+  EXPECT_EQ(step_once("los-maxsd:design=thesis", s), (std::set<JobId>{2, 3, 4}));
+  EXPECT_EQ(step_once("los-maxsd:design=thesis:traceback=selected-first", example_snapshot({24, 24, 24, 24, 0})),
             (std::set<JobId>{2, 5}));
-  EXPECT_EQ(step_once("los-maxsd", example_snapshot({24, 24, 24, 24, 0})), (std::set<JobId>{2, 5}));
+  EXPECT_EQ(step_once("los-maxsd:design=thesis", example_snapshot({24, 24, 24, 24, 0})), (std::set<JobId>{2, 5}));
 }
 
 TEST(LosPolicy, LookaheadThreeKeepsWj2ToWj4AfterTheFilter) {
   // Table 3.8: WQ' = {wj2..wj5}; C = 3 keeps wj2..wj4 and gives Fig. 3.5.
   const Snapshot s = example_snapshot();
-  EXPECT_EQ(step_once("los:lookahead=3", s), (std::set<JobId>{2, 3, 4}));
+  EXPECT_EQ(step_once("los:design=thesis:lookahead=3", s), (std::set<JobId>{2, 3, 4}));
   // C = 3 with Selected-First can no longer reach {wj2, wj5}.
-  EXPECT_EQ(step_once("los:lookahead=3:traceback=selected-first", s), (std::set<JobId>{2, 3, 4}));
-  EXPECT_EQ(step_once("los:lookahead=1", s), (std::set<JobId>{2}));
+  EXPECT_EQ(step_once("los:design=thesis:lookahead=3:traceback=selected-first", s), (std::set<JobId>{2, 3, 4}));
+  EXPECT_EQ(step_once("los:design=thesis:lookahead=1", s), (std::set<JobId>{2}));
 }
 
 TEST(LosPolicy, HeadSemantics) {
@@ -229,13 +229,13 @@ TEST(LosPolicy, HeadSemantics) {
   s.resync = true;
   // loop: a and b start as heads; c is blocked (shadow 100, extra 10 - 6 = 4);
   // d (2 units, ends by 100) fills the rest.
-  PolicyPtr loop = make_policy("los");
+  PolicyPtr loop = make_policy("los:design=thesis");
   EXPECT_EQ(started(loop->step(s)), (std::set<JobId>{1, 2, 4}));
   ASSERT_EQ(loop->reservations().size(), 1U);
   EXPECT_EQ(loop->reservations()[0].job, 3);
   EXPECT_EQ(loop->reservations()[0].start, 100);
   // once: a starts, then the rest is packed with no reservation: c (6) fills 6 of 6.
-  PolicyPtr once = make_policy("los:head=once");
+  PolicyPtr once = make_policy("los:design=thesis:head=once");
   EXPECT_EQ(started(once->step(s)), (std::set<JobId>{1, 3}));
   EXPECT_TRUE(once->reservations().empty());
 }
@@ -246,13 +246,13 @@ TEST(LosPolicy, RestEasyBackfillsPastTheWindowUnderTheHeadsShadow) {
   // units now, extra 3): wj3 (1 unit, ends at 31 > 28: uses 1 of the extra),
   // wj4 (2 units, ends at 29 > 28: uses the last 2); wj5 (3) no longer fits.
   const Snapshot s = example_snapshot();
-  EXPECT_EQ(step_once("los:lookahead=1", s), (std::set<JobId>{2}));
-  EXPECT_EQ(step_once("los:lookahead=1:rest=easy", s), (std::set<JobId>{2, 3, 4}));
+  EXPECT_EQ(step_once("los:design=thesis:lookahead=1", s), (std::set<JobId>{2}));
+  EXPECT_EQ(step_once("los:design=thesis:lookahead=1:rest=easy", s), (std::set<JobId>{2, 3, 4}));
   EXPECT_EQ(step_once("easy", s), (std::set<JobId>{2, 3, 4}));
   // With the whole queue in the window the selection leaves nothing that fits.
-  EXPECT_EQ(step_once("los:rest=easy", s), step_once("los", s));
-  EXPECT_EQ(make_policy("los:rest=easy")->name(), "los:rest=easy");
-  EXPECT_EQ(make_policy("los:rest=none")->name(), "los");
+  EXPECT_EQ(step_once("los:design=thesis:rest=easy", s), step_once("los:design=thesis", s));
+  EXPECT_EQ(make_policy("los:design=thesis:rest=easy")->name(), "los:design=thesis:rest=easy");
+  EXPECT_EQ(make_policy("los:design=thesis:rest=auto")->name(), "los:design=thesis");
 }
 
 TEST(LosPolicy, RestEasyWithLookaheadOneIsEasy) {
@@ -273,9 +273,9 @@ TEST(LosPolicy, RestEasyWithLookaheadOneIsEasy) {
   PolicyPtr easy = make_policy("easy");
   const SimResult a = simulate(w, *easy, {});
   for (const char* spec :
-       {"los:lookahead=1:rest=easy", "los:lookahead=1:gate=fit", "los-maxsd:keep=easy:gain=100:rest=easy",
-        "los:keep=ties:rest=easy:select=queue", "los:keep=ties:protect=first:rest=easy:select=queue",
-        "los-maxsd:keep=ties:lookahead=5:protect=once:rest=easy:select=queue"}) {
+       {"los:design=thesis:lookahead=1:rest=easy", "los:design=thesis:lookahead=1:gate=fit", "los-maxsd:design=thesis:keep=easy:gain=100:rest=easy",
+        "los:design=thesis:keep=ties:rest=easy:select=queue", "los:design=thesis:keep=ties:protect=first:rest=easy:select=queue",
+        "los-maxsd:design=thesis:keep=ties:lookahead=5:protect=once:rest=easy:select=queue"}) {
     PolicyPtr los = make_policy(spec);
     const SimResult b = simulate(w, *los, {});
     ASSERT_EQ(a.jobs.size(), b.jobs.size());
@@ -294,7 +294,7 @@ TEST(LosPolicy, GateMakesTheStepEasysWhenTheWindowMissesJobs) {
   // EASY's walk starts {wj2, wj3, wj4}.
   Snapshot s = example_snapshot();
   s.queue.push_back(test::job(6, 20, 6, 2));
-  const std::string sf = "los:traceback=selected-first";
+  const std::string sf = "los:design=thesis:traceback=selected-first";
   EXPECT_EQ(step_once(sf, s), (std::set<JobId>{2, 5}));
   EXPECT_EQ(step_once("easy", s), (std::set<JobId>{2, 3, 4}));
   // fit: more than C jobs that fit -> EASY's step (even without rest=easy).
@@ -303,7 +303,7 @@ TEST(LosPolicy, GateMakesTheStepEasysWhenTheWindowMissesJobs) {
   // queue: more than C jobs waiting behind the head -> EASY's step.
   EXPECT_EQ(step_once(sf + ":lookahead=4:gate=queue", s), (std::set<JobId>{2, 3, 4}));
   EXPECT_EQ(step_once(sf + ":lookahead=5:gate=queue", s), (std::set<JobId>{2, 5}));
-  EXPECT_EQ(make_policy("los:gate=none")->name(), "los");
+  EXPECT_EQ(make_policy("los:design=thesis:gate=auto")->name(), "los:design=thesis");
 }
 
 // N = 10; a job of 10 - free units runs until 100. The head (job 1, 8
@@ -337,13 +337,13 @@ TEST(LosPolicy, KeepEasyYieldsOnlyToAStrictGainAboveTheThreshold) {
   const Snapshot s = behind_blocked_head(6, {{3, 10}, {2, 10}, {3, 10}});
   // EASY starts a, b (5 units); the selection a, c (6 units: 1/6 = 16.7 % more).
   EXPECT_EQ(step_keep("easy", s), (std::set<JobId>{2, 3}));
-  EXPECT_EQ(step_keep("los", s), (std::set<JobId>{2, 4}));
-  EXPECT_EQ(step_keep("los:keep=easy", s), (std::set<JobId>{2, 4}));
-  EXPECT_EQ(step_keep("los:keep=easy:gain=16", s), (std::set<JobId>{2, 4}));
-  EXPECT_EQ(step_keep("los:keep=easy:gain=17", s), (std::set<JobId>{2, 3}));
+  EXPECT_EQ(step_keep("los:design=thesis", s), (std::set<JobId>{2, 4}));
+  EXPECT_EQ(step_keep("los:design=thesis:keep=easy", s), (std::set<JobId>{2, 4}));
+  EXPECT_EQ(step_keep("los:design=thesis:keep=easy:gain=16", s), (std::set<JobId>{2, 4}));
+  EXPECT_EQ(step_keep("los:design=thesis:keep=easy:gain=17", s), (std::set<JobId>{2, 3}));
   // A tie goes to EASY's set: Selected-First's {wj2, wj5} fills as much as
   // EASY's {wj2, wj3, wj4}.
-  EXPECT_EQ(step_once("los:traceback=selected-first:keep=easy", example_snapshot()), (std::set<JobId>{2, 3, 4}));
+  EXPECT_EQ(step_once("los:design=thesis:traceback=selected-first:keep=easy", example_snapshot()), (std::set<JobId>{2, 3, 4}));
 }
 
 TEST(LosPolicy, SelectQueueIsEasysSetWhenItFillsTheMost) {
@@ -351,65 +351,65 @@ TEST(LosPolicy, SelectQueueIsEasysSetWhenItFillsTheMost) {
   // units); the thesis's selection fills as much with less shadow use, {3, 4}.
   const Snapshot tie = behind_blocked_head(4, {{2, 500}, {2, 10}, {2, 10}});
   EXPECT_EQ(step_keep("easy", tie), (std::set<JobId>{2, 3}));
-  EXPECT_EQ(step_keep("los", tie), (std::set<JobId>{3, 4}));
-  EXPECT_EQ(step_keep("los:select=queue", tie), (std::set<JobId>{2, 3}));
+  EXPECT_EQ(step_keep("los:design=thesis", tie), (std::set<JobId>{3, 4}));
+  EXPECT_EQ(step_keep("los:design=thesis:select=queue", tie), (std::set<JobId>{2, 3}));
   // EASY fills 5 of 6 units ({2, 3}); {2, 4} and {3, 5} fill 6. The queue
   // order takes job 2 (the earliest), whatever the trace-back rule.
   const Snapshot gain = behind_blocked_head(6, {{3, 10}, {2, 10}, {3, 10}, {4, 10}});
   EXPECT_EQ(step_keep("easy", gain), (std::set<JobId>{2, 3}));
-  EXPECT_EQ(step_keep("los:traceback=selected-first", gain), (std::set<JobId>{3, 5}));
-  EXPECT_EQ(step_keep("los:traceback=selected-first:select=queue", gain), (std::set<JobId>{2, 4}));
-  EXPECT_EQ(make_policy("los:select=thesis")->name(), "los");
+  EXPECT_EQ(step_keep("los:design=thesis:traceback=selected-first", gain), (std::set<JobId>{3, 5}));
+  EXPECT_EQ(step_keep("los:design=thesis:traceback=selected-first:select=queue", gain), (std::set<JobId>{2, 4}));
+  EXPECT_EQ(make_policy("los:design=thesis:select=thesis")->name(), "los:design=thesis");
 }
 
 TEST(LosPolicy, KeepTiesChoosesOnlyAmongTheSetsFillingAsMuchAsEasys) {
   // A tie: EASY's {2, 3} and the selection's {3, 4} both fill the 4 units;
   // the thesis's keys (least shadow use) decide.
   const Snapshot tie = behind_blocked_head(4, {{2, 500}, {2, 10}, {2, 10}});
-  EXPECT_EQ(step_keep("los:keep=ties", tie), (std::set<JobId>{3, 4}));
+  EXPECT_EQ(step_keep("los:design=thesis:keep=ties", tie), (std::set<JobId>{3, 4}));
   // EASY fills 5 of 6 units ({2, 3}); the selection could fill 6 ({2, 4}).
   // It chooses among the sets filling 5 instead: Bypassed-First keeps
   // EASY's {2, 3}, Selected-First takes {3, 4}, neither the fuller set.
   const Snapshot gain = behind_blocked_head(6, {{3, 10}, {2, 10}, {3, 10}});
-  EXPECT_EQ(step_keep("los:traceback=selected-first", gain), (std::set<JobId>{2, 4}));
-  EXPECT_EQ(step_keep("los:traceback=selected-first:keep=ties", gain), (std::set<JobId>{3, 4}));
-  EXPECT_EQ(step_keep("los:keep=ties", gain), (std::set<JobId>{2, 3}));
+  EXPECT_EQ(step_keep("los:design=thesis:traceback=selected-first", gain), (std::set<JobId>{2, 4}));
+  EXPECT_EQ(step_keep("los:design=thesis:traceback=selected-first:keep=ties", gain), (std::set<JobId>{3, 4}));
+  EXPECT_EQ(step_keep("los:design=thesis:keep=ties", gain), (std::set<JobId>{2, 3}));
   // With the queue order, the first set filling EASY's units is EASY's own.
-  EXPECT_EQ(step_keep("los:keep=ties:select=queue:traceback=selected-first", gain), (std::set<JobId>{2, 3}));
-  EXPECT_EQ(make_policy("los:keep=ties")->name(), "los:keep=ties");
+  EXPECT_EQ(step_keep("los:design=thesis:keep=ties:select=queue:traceback=selected-first", gain), (std::set<JobId>{2, 3}));
+  EXPECT_EQ(make_policy("los:design=thesis:keep=ties")->name(), "los:design=thesis:keep=ties");
 }
 
 TEST(LosPolicy, ProtectStartsEasysFirstPickBeforeTheSelectionByItsRule) {
   // EASY's first pick is job 2 (2 units in the extra, estimate 500 past the
   // shadow time 100); the thesis's keys pass it over for {3, 4}.
   const Snapshot tie = behind_blocked_head(4, {{2, 500}, {2, 10}, {2, 10}});
-  EXPECT_EQ(step_keep("los:keep=ties", tie), (std::set<JobId>{3, 4}));
-  EXPECT_EQ(step_keep("los:keep=ties:protect=first", tie), (std::set<JobId>{2, 3}));
-  EXPECT_EQ(step_keep("los:keep=ties:protect=extra", tie), (std::set<JobId>{2, 3}));
-  EXPECT_EQ(step_keep("los:keep=ties:protect=late", tie), (std::set<JobId>{3, 4}));
-  EXPECT_EQ(step_keep("los:keep=ties:protect=long", tie), (std::set<JobId>{3, 4}));
+  EXPECT_EQ(step_keep("los:design=thesis:keep=ties", tie), (std::set<JobId>{3, 4}));
+  EXPECT_EQ(step_keep("los:design=thesis:keep=ties:protect=first", tie), (std::set<JobId>{2, 3}));
+  EXPECT_EQ(step_keep("los:design=thesis:keep=ties:protect=extra", tie), (std::set<JobId>{2, 3}));
+  EXPECT_EQ(step_keep("los:design=thesis:keep=ties:protect=late", tie), (std::set<JobId>{3, 4}));
+  EXPECT_EQ(step_keep("los:design=thesis:keep=ties:protect=long", tie), (std::set<JobId>{3, 4}));
   // late: job 2 has waited its estimate (500 s).
   Snapshot waited = tie;
   waited.queue[1].submit = -500;
-  EXPECT_EQ(step_keep("los:keep=ties:protect=late", waited), (std::set<JobId>{2, 3}));
+  EXPECT_EQ(step_keep("los:design=thesis:keep=ties:protect=late", waited), (std::set<JobId>{2, 3}));
   // long: four jobs wait behind the head, more than C = 3.
   const Snapshot four = behind_blocked_head(4, {{2, 500}, {2, 10}, {2, 10}, {2, 10}});
-  EXPECT_EQ(step_keep("los:keep=ties:protect=long:lookahead=3", four), (std::set<JobId>{2, 3}));
-  EXPECT_EQ(step_keep("los:keep=ties:protect=long:lookahead=4", four).count(2), 0U);
+  EXPECT_EQ(step_keep("los:design=thesis:keep=ties:protect=long:lookahead=3", four), (std::set<JobId>{2, 3}));
+  EXPECT_EQ(step_keep("los:design=thesis:keep=ties:protect=long:lookahead=4", four).count(2), 0U);
   // extra: a first pick that ends by the shadow time is not protected.
   const Snapshot short_first = behind_blocked_head(4, {{2, 10}, {2, 500}, {2, 10}});
-  EXPECT_EQ(step_keep("los:keep=ties", short_first), (std::set<JobId>{2, 4}));
-  EXPECT_EQ(step_keep("los:keep=ties:protect=extra", short_first), (std::set<JobId>{2, 4}));
+  EXPECT_EQ(step_keep("los:design=thesis:keep=ties", short_first), (std::set<JobId>{2, 4}));
+  EXPECT_EQ(step_keep("los:design=thesis:keep=ties:protect=extra", short_first), (std::set<JobId>{2, 4}));
   // once: passed over at one step, job 2 starts when it is EASY's first
   // pick again.
-  PolicyPtr once = make_policy("los:keep=ties:protect=once");
+  PolicyPtr once = make_policy("los:design=thesis:keep=ties:protect=once");
   EXPECT_EQ(started(once->step(tie)), (std::set<JobId>{3, 4}));
   Snapshot again = behind_blocked_head(4, {{2, 500}, {2, 10}, {2, 10}});
   again.queue[2].id = 5;
   again.queue[3].id = 6;
   EXPECT_EQ(started(once->step(again)), (std::set<JobId>{2, 5}));
-  EXPECT_EQ(step_keep("los:keep=ties", again), (std::set<JobId>{5, 6}));
-  EXPECT_EQ(make_policy("los:protect=none")->name(), "los");
+  EXPECT_EQ(step_keep("los:design=thesis:keep=ties", again), (std::set<JobId>{5, 6}));
+  EXPECT_EQ(make_policy("los:design=thesis:protect=auto")->name(), "los:design=thesis");
 }
 
 TEST(LosPolicy, SelectLongQueueKeepsTheThesisKeysOnlyWhileTheWindowHoldsTheQueue) {
@@ -417,17 +417,97 @@ TEST(LosPolicy, SelectLongQueueKeepsTheThesisKeysOnlyWhileTheWindowHoldsTheQueue
   // the extra units) and three short ones. EASY and the queue order start
   // {2, 3}; the thesis's keys fill as much with no shadow use.
   const Snapshot s = behind_blocked_head(4, {{2, 500}, {2, 10}, {2, 10}, {2, 10}});
-  EXPECT_EQ(step_keep("los:select=queue:lookahead=3", s), (std::set<JobId>{2, 3}));
-  const std::set<JobId> thesis3 = step_keep("los:lookahead=3", s);
-  const std::set<JobId> thesis4 = step_keep("los:lookahead=4", s);
+  EXPECT_EQ(step_keep("los:design=thesis:select=queue:lookahead=3", s), (std::set<JobId>{2, 3}));
+  const std::set<JobId> thesis3 = step_keep("los:design=thesis:lookahead=3", s);
+  const std::set<JobId> thesis4 = step_keep("los:design=thesis:lookahead=4", s);
   EXPECT_EQ(thesis3.count(2), 0U);
   EXPECT_EQ(thesis4.count(2), 0U);
   // C = 4: the window holds all four, so the thesis's keys decide.
-  EXPECT_EQ(step_keep("los:select=long-queue:lookahead=4", s), thesis4);
-  EXPECT_EQ(step_keep("los:select=long-queue:lookahead=50", s), step_keep("los", s));
+  EXPECT_EQ(step_keep("los:design=thesis:select=long-queue:lookahead=4", s), thesis4);
+  EXPECT_EQ(step_keep("los:design=thesis:select=long-queue:lookahead=50", s), step_keep("los:design=thesis", s));
   // C = 3: a fourth job waits beyond the window, so the queue order decides.
-  EXPECT_EQ(step_keep("los:select=long-queue:lookahead=3", s), (std::set<JobId>{2, 3}));
-  EXPECT_EQ(make_policy("los:select=long-queue")->name(), "los:select=long-queue");
+  EXPECT_EQ(step_keep("los:design=thesis:select=long-queue:lookahead=3", s), (std::set<JobId>{2, 3}));
+  EXPECT_EQ(make_policy("los:design=thesis:select=long-queue")->name(), "los:design=thesis:select=long-queue");
+}
+
+TEST(LosPolicy, HybridRunsTheThesisOnAShortQueueAndReDecidesEasysTiesOnALongOne) {
+  // 6 units free, extra 2. EASY starts {2, 3} (5 units); the thesis's
+  // selection fills all 6 with {2, 4}; among the sets filling EASY's 5,
+  // {3, 4} has the larger expected slowdown (job 4 has waited 100 s).
+  Snapshot s = behind_blocked_head(6, {{3, 10}, {2, 10}, {3, 10}});
+  s.queue[3].submit = -100;
+  EXPECT_EQ(step_keep("easy", s), (std::set<JobId>{2, 3}));
+  EXPECT_EQ(step_keep("los:design=thesis", s), (std::set<JobId>{2, 4}));
+  // Three jobs wait behind the head, within C = 50: the thesis's selection.
+  EXPECT_EQ(step_keep("los", s), (std::set<JobId>{2, 4}));
+  // rules=every: the tie rule on every step, so only EASY's fill.
+  EXPECT_EQ(step_keep("los:rules=every", s), (std::set<JobId>{3, 4}));
+  // A long queue: two more jobs (9 units) wait and never fit; with C = 3 five
+  // wait behind the head but only three fit (no gate): EASY's ties only,
+  // broken by expected slowdown; merit=none leaves Bypassed-First's {2, 3}.
+  Snapshot long_queue = s;
+  long_queue.queue.push_back(test::job(5, 0, 9, 10));
+  long_queue.queue.push_back(test::job(6, 0, 9, 10));
+  EXPECT_EQ(step_keep("los:lookahead=3", long_queue), (std::set<JobId>{3, 4}));
+  EXPECT_EQ(step_keep("los:lookahead=3:merit=none", long_queue), (std::set<JobId>{2, 3}));
+  EXPECT_EQ(step_keep("los:lookahead=3:rules=long:keep=optimal", long_queue), (std::set<JobId>{2, 4}));
+  // gate=fit: with C = 2 the three jobs that fit are more than the window:
+  // EASY's step.
+  EXPECT_EQ(step_keep("los:lookahead=2", long_queue), (std::set<JobId>{2, 3}));
+  // protect=late applies on a long queue only: job 2 (EASY's first pick) has
+  // waited its estimate.
+  Snapshot waited = long_queue;
+  waited.queue[1].submit = -10;
+  waited.queue[3].submit = -1000;
+  EXPECT_EQ(step_keep("los:lookahead=3", waited), (std::set<JobId>{2, 3}));
+  EXPECT_EQ(step_keep("los:lookahead=3:protect=none", waited), (std::set<JobId>{3, 4}));
+  Snapshot waited_short = s;
+  waited_short.queue[1].submit = -10;
+  EXPECT_EQ(step_keep("los", waited_short), (std::set<JobId>{2, 4}));
+}
+
+TEST(LosPolicy, DesignSetsTheDefaultsOfTheKeysLeftAtAuto) {
+  // design=hybrid is gate=fit, keep=ties, protect=late, rest=easy,
+  // rules=long and (los, los-maxsd) the expected slowdown as merit;
+  // design=thesis is the thesis's algorithm. Explicit keys win either way.
+  // Whole simulations: the spelled-out design gives the same schedule.
+  std::vector<Job> jobs;
+  for (int i = 0; i < 600; ++i) {
+    jobs.push_back(test::job(i + 1, i * 4, 1 + (i * 7) % 16, 20 + (i * 37) % 300, 5 + (i * 11) % 290));
+  }
+  const Workload w = test::workload(16, jobs);
+  const std::pair<const char*, const char*> same[] = {
+      {"los", "los:design=thesis:gate=fit:keep=ties:protect=late:rest=easy:rules=long:merit=slowdown"},
+      {"los-maxsd", "los"},
+      {"los-maxjobs", "los-maxjobs:design=thesis:gate=fit:keep=ties:protect=late:rest=easy:rules=long"},
+      {"los:design=thesis", "los:gate=none:keep=optimal:protect=none:rest=none:rules=every:merit=none"},
+      {"los-basic", "los-basic:design=thesis"},
+      {"los:protect=none", "los:design=thesis:gate=fit:keep=ties:rest=easy:rules=long:merit=slowdown"},
+  };
+  std::size_t differ_from_thesis = 0;
+  PolicyPtr thesis = make_policy("los:design=thesis");
+  const SimResult t = simulate(w, *thesis, {});
+  for (const auto& [a, b] : same) {
+    PolicyPtr pa = make_policy(a);
+    PolicyPtr pb = make_policy(b);
+    const SimResult ra = simulate(w, *pa, {});
+    const SimResult rb = simulate(w, *pb, {});
+    ASSERT_EQ(ra.jobs.size(), rb.jobs.size());
+    bool differs = false;
+    for (std::size_t i = 0; i < ra.jobs.size(); ++i) {
+      ASSERT_EQ(ra.jobs[i].start, rb.jobs[i].start) << a << " against " << b << ", job " << ra.jobs[i].job.id;
+      differs = differs || ra.jobs[i].start != t.jobs[i].start;
+    }
+    differ_from_thesis += differs;
+  }
+  EXPECT_GE(differ_from_thesis, 3U) << "the workload should tell the designs apart";
+  EXPECT_EQ(make_policy("los:design=hybrid")->name(), "los");
+  EXPECT_EQ(make_policy("los:gate=auto:keep=auto:merit=auto")->name(), "los");
+  EXPECT_EQ(make_policy("los-basic:design=thesis")->name(), "los-basic");
+  EXPECT_EQ(make_policy("los-basic:design=hybrid")->name(), "los-basic:design=hybrid");
+  EXPECT_EQ(make_policy("los:merit=none:design=thesis")->name(), "los:design=thesis:merit=none");
+  EXPECT_THROW(make_policy("los:design=paper"), SpecError);
+  EXPECT_THROW(make_policy("los:rules=some"), SpecError);
 }
 
 TEST(LosPolicy, ExtraThesisCountsTheJobsEndingAtTheShadowTimeOnlyUntilTheHeadFits) {
@@ -449,65 +529,65 @@ TEST(LosPolicy, ExtraThesisCountsTheJobsEndingAtTheShadowTimeOnlyUntilTheHeadFit
   s.queue.push_back(test::job(2, 0, 2, 500));
   s.queue.push_back(test::job(3, 0, 1, 500));
   s.resync = true;
-  EXPECT_EQ(step_keep("los", s), (std::set<JobId>{2}));
-  EXPECT_EQ(step_keep("los:extra=thesis", s), (std::set<JobId>{3}));
-  EXPECT_EQ(step_keep("los:extra=thesis:rest=easy:lookahead=1", s), (std::set<JobId>{3}));
+  EXPECT_EQ(step_keep("los:design=thesis", s), (std::set<JobId>{2}));
+  EXPECT_EQ(step_keep("los:design=thesis:extra=thesis", s), (std::set<JobId>{3}));
+  EXPECT_EQ(step_keep("los:design=thesis:extra=thesis:rest=easy:lookahead=1", s), (std::set<JobId>{3}));
   // Ties go by job id, whatever the snapshot's order: job 100 (now 3 units,
   // listed second) comes first and the head fits with it exactly, leaving
   // no extra; job 101 first would leave 1, enough for job 3.
   s.running[1].job.size = 3;
   s.total_units = 9;
-  EXPECT_EQ(step_keep("los", s), (std::set<JobId>{2}));
-  EXPECT_EQ(step_keep("los:extra=thesis", s), (std::set<JobId>{}));
-  EXPECT_EQ(make_policy("los:extra=profile")->name(), "los");
-  EXPECT_EQ(make_policy("los-maxsd:extra=thesis")->name(), "los-maxsd:extra=thesis");
+  EXPECT_EQ(step_keep("los:design=thesis", s), (std::set<JobId>{2}));
+  EXPECT_EQ(step_keep("los:design=thesis:extra=thesis", s), (std::set<JobId>{}));
+  EXPECT_EQ(make_policy("los:design=thesis:extra=profile")->name(), "los:design=thesis");
+  EXPECT_EQ(make_policy("los-maxsd:design=thesis:extra=thesis")->name(), "los-maxsd:design=thesis:extra=thesis");
 }
 
 TEST(LosPolicy, KeepShortStartsEasysJobsThatEndByTheShadowFirst) {
   // EASY starts {2, 3} (5 of 6 units, both end by the shadow time); the
   // selection {2, 4}. keep=short starts EASY's two, leaving 1 unit.
   const Snapshot s = behind_blocked_head(6, {{3, 10}, {2, 10}, {3, 10}});
-  EXPECT_EQ(step_keep("los", s), (std::set<JobId>{2, 4}));
-  EXPECT_EQ(step_keep("los:keep=short", s), (std::set<JobId>{2, 3}));
+  EXPECT_EQ(step_keep("los:design=thesis", s), (std::set<JobId>{2, 4}));
+  EXPECT_EQ(step_keep("los:design=thesis:keep=short", s), (std::set<JobId>{2, 3}));
   // EASY starts the long job 2 (in the extra units) and job 3; only job 3
   // ends by the shadow time, so the selection gets the 3 units left and the
   // extra: job 4 fills them, job 2 does not start.
   const Snapshot l = behind_blocked_head(6, {{2, 500}, {3, 10}, {3, 10}});
   EXPECT_EQ(step_keep("easy", l), (std::set<JobId>{2, 3}));
-  EXPECT_EQ(step_keep("los:keep=short", l), (std::set<JobId>{3, 4}));
+  EXPECT_EQ(step_keep("los:design=thesis:keep=short", l), (std::set<JobId>{3, 4}));
 }
 
 TEST(LosPolicy, AdmissibleWindowSkipsJobsTheReservationForbids) {
   // Job 2 (3 units past the shadow time, extra 2) can never start; with
   // C = 3 it takes a window place under window=fit, so job 5 is left out.
   const Snapshot s = behind_blocked_head(6, {{3, 1000}, {3, 10}, {2, 10}, {3, 10}});
-  EXPECT_EQ(step_keep("los:lookahead=3", s), (std::set<JobId>{3, 4}));
-  EXPECT_EQ(step_keep("los:lookahead=3:window=admissible", s), (std::set<JobId>{3, 5}));
+  EXPECT_EQ(step_keep("los:design=thesis:lookahead=3", s), (std::set<JobId>{3, 4}));
+  EXPECT_EQ(step_keep("los:design=thesis:lookahead=3:window=admissible", s), (std::set<JobId>{3, 5}));
 }
 
 TEST(LosPolicy, HeadFirstTakesTheEarliestJobsOfTheOptimalSets) {
   // Optimal sets of the example (util 5, sutil 3): {wj2, wj3, wj4} and
   // {wj2, wj5}; Head-First keeps wj3 (earlier than wj5).
-  EXPECT_EQ(step_once("los:traceback=head-first", example_snapshot()), (std::set<JobId>{2, 3, 4}));
+  EXPECT_EQ(step_once("los:design=thesis:traceback=head-first", example_snapshot()), (std::set<JobId>{2, 3, 4}));
   // Sizes 1, 2, 3, 4, 5 in 5 free units: optima {1, 4}, {2, 3}, {5}.
   const Snapshot s = behind_blocked_head(5, {{1, 10}, {2, 10}, {3, 10}, {4, 10}, {5, 10}});
-  EXPECT_EQ(step_keep("los", s), (std::set<JobId>{3, 4}));
-  EXPECT_EQ(step_keep("los:traceback=selected-first", s), (std::set<JobId>{6}));
-  EXPECT_EQ(step_keep("los:traceback=head-first", s), (std::set<JobId>{2, 5}));
+  EXPECT_EQ(step_keep("los:design=thesis", s), (std::set<JobId>{3, 4}));
+  EXPECT_EQ(step_keep("los:design=thesis:traceback=selected-first", s), (std::set<JobId>{6}));
+  EXPECT_EQ(step_keep("los:design=thesis:traceback=head-first", s), (std::set<JobId>{2, 5}));
 }
 
 TEST(LosPolicy, SpecsAndCanonicalNames) {
-  EXPECT_EQ(make_policy("los")->name(), "los");
-  EXPECT_EQ(make_policy("los:lookahead=50:traceback=bypassed-first:head=loop")->name(), "los");
-  EXPECT_EQ(make_policy("los-maxsd:traceback=selected-first:lookahead=10")->name(),
-            "los-maxsd:lookahead=10:traceback=selected-first");
+  EXPECT_EQ(make_policy("los:design=thesis")->name(), "los:design=thesis");
+  EXPECT_EQ(make_policy("los:design=thesis:lookahead=50:traceback=bypassed-first:head=loop")->name(), "los:design=thesis");
+  EXPECT_EQ(make_policy("los-maxsd:design=thesis:traceback=selected-first:lookahead=10")->name(),
+            "los-maxsd:design=thesis:lookahead=10:traceback=selected-first");
   EXPECT_EQ(make_policy("los-basic:head=once")->name(), "los-basic:head=once");
-  for (const char* bad : {"los:lookahead=0", "los:lookahead=x", "los:traceback=first", "los:head=twice", "los:depth=3",
-                          "los-maxsd:merit=1"}) {
+  for (const char* bad : {"los:design=thesis:lookahead=0", "los:design=thesis:lookahead=x", "los:design=thesis:traceback=first", "los:design=thesis:head=twice", "los:design=thesis:depth=3",
+                          "los-maxsd:design=thesis:merit=1"}) {
     EXPECT_THROW(make_policy(bad), SpecError) << bad;
   }
   try {
-    make_policy("los:traceback=first");
+    make_policy("los:design=thesis:traceback=first");
   } catch (const SpecError& e) {
     EXPECT_NE(std::string(e.what()).find("traceback"), std::string::npos);
   }
@@ -521,7 +601,7 @@ TEST(LosPolicy, SlowdownMeritIsExactAndCapped) {
 
 TEST(LosPolicy, RebuildsItsProfileWhenEventsDoNotExplainIt) {
   // Step 1: the worked example; LOS starts wj2, wj3, wj4 (5 units).
-  PolicyPtr p = make_policy("los");
+  PolicyPtr p = make_policy("los:design=thesis");
   Snapshot s = example_snapshot();
   EXPECT_EQ(started(p->step(s)), (std::set<JobId>{2, 3, 4}));
   // Step 2 (t = 26): wj2..wj4 run as decided; the size-5 job ended early;
@@ -559,10 +639,10 @@ TEST(LosPolicy, SimulatedHeadNeverStartsAfterItsShadowTime) {
   }
   const Workload w = test::workload(10, jobs);
   for (const char* spec :
-       {"los", "los-basic", "los-maxjobs", "los-maxsd", "los:traceback=selected-first", "los:head=once",
-        "los:lookahead=2", "los:rest=easy", "los-maxsd:lookahead=3:rest=easy", "los:lookahead=3:gate=fit",
-        "los:lookahead=3:gate=queue:rest=easy", "los:keep=easy:rest=easy", "los:window=admissible:lookahead=2",
-        "los-maxjobs:traceback=head-first"}) {
+       {"los", "los-maxjobs", "los-maxsd", "los:lookahead=3", "los:protect=once", "los:design=thesis", "los-basic", "los-maxjobs:design=thesis", "los-maxsd:design=thesis", "los:design=thesis:traceback=selected-first", "los:design=thesis:head=once",
+        "los:design=thesis:lookahead=2", "los:design=thesis:rest=easy", "los-maxsd:design=thesis:lookahead=3:rest=easy", "los:design=thesis:lookahead=3:gate=fit",
+        "los:design=thesis:lookahead=3:gate=queue:rest=easy", "los:design=thesis:keep=easy:rest=easy", "los:design=thesis:window=admissible:lookahead=2",
+        "los-maxjobs:design=thesis:traceback=head-first"}) {
     PolicyPtr p = make_policy(spec);
     InvariantChecker checker;
     const SimResult r = simulate(w, *p, {}, &checker);

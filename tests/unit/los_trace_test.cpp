@@ -18,12 +18,12 @@ const char* const kVariants[] = {"los",
                                  "los-basic",
                                  "los-maxjobs",
                                  "los-maxsd",
-                                 "los:traceback=selected-first",
-                                 "los:head=once",
-                                 "los-maxsd:traceback=selected-first:lookahead=10",
-                                 "los:gate=fit:keep=short:rest=easy:select=queue",
-                                 "los-maxsd:gate=fit:keep=ties:protect=late:rest=easy",
-                                 "los:gate=fit:keep=ties:protect=once:rest=easy"};
+                                 "los:design=thesis",
+                                 "los:design=thesis:traceback=selected-first",
+                                 "los:design=thesis:head=once",
+                                 "los-maxsd:design=thesis:traceback=selected-first:lookahead=10",
+                                 "los:design=thesis:gate=fit:keep=short:rest=easy:select=queue",
+                                 "los:protect=once:rules=every"};
 
 void check_trace(double load) {
   const std::vector<std::string> traces = test::shared_traces();

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include "workload/swf.hpp"
@@ -270,6 +271,54 @@ TEST(Transform, SizesMoveToASmallerMachineRoundedToTheNearestAtLeastOne) {
   EXPECT_EQ(w.jobs[5].size, 64);
   EXPECT_EQ(w.jobs[0].size, 2);
   EXPECT_THROW(scale_sizes(w, 0), WorkloadError);
+}
+
+TEST(Transform, JitterAddsUpToItsBoundToEverySubmitAndKeepsTheJobsSorted) {
+  // 50 jobs one second apart, jittered by [0, 30): many overtake each other.
+  std::string text = "; MaxProcs: 4\n";
+  for (int i = 0; i < 50; ++i) text += line(i + 1, 1000 + i, 100, 2, 2, 100);
+  const Workload original = parse_swf(text, "t.swf");
+  Workload w = original;
+  jitter_submits(w, 30, 7);
+  ASSERT_EQ(w.jobs.size(), original.jobs.size());
+  bool reordered = false;
+  std::set<Time> offsets;
+  for (std::size_t k = 0; k < w.jobs.size(); ++k) {
+    const Job& j = w.jobs[k];
+    const Time offset = j.submit - original.jobs[static_cast<std::size_t>(j.id - 1)].submit;
+    EXPECT_GE(offset, 0) << "job " << j.id;
+    EXPECT_LT(offset, 30) << "job " << j.id;
+    offsets.insert(offset);
+    if (k > 0) {
+      EXPECT_LE(w.jobs[k - 1].submit, j.submit);
+    }
+    reordered = reordered || j.id != static_cast<JobId>(k + 1);
+  }
+  EXPECT_TRUE(reordered);
+  EXPECT_GT(offsets.size(), 15u);  // not one shift for all
+  // The same seed gives the same jobs; another seed other submit times.
+  Workload again = original;
+  jitter_submits(again, 30, 7);
+  Workload other = original;
+  jitter_submits(other, 30, 8);
+  bool differs = false;
+  for (std::size_t k = 0; k < w.jobs.size(); ++k) {
+    EXPECT_EQ(again.jobs[k].id, w.jobs[k].id);
+    EXPECT_EQ(again.jobs[k].submit, w.jobs[k].submit);
+    differs = differs || other.jobs[k].submit != w.jobs[k].submit;
+  }
+  EXPECT_TRUE(differs);
+  // Equal submit times keep the workload's order (a stable sort), and a bound
+  // of 0 or 1 changes nothing.
+  Workload same = original;
+  jitter_submits(same, 1, 7);
+  jitter_submits(same, 0, 7);
+  for (std::size_t k = 0; k < same.jobs.size(); ++k) EXPECT_EQ(same.jobs[k].submit, original.jobs[k].submit);
+  std::string ties = "; MaxProcs: 4\n";
+  for (int i = 0; i < 20; ++i) ties += line(i + 1, 500, 100, 2, 2, 100);
+  Workload tied = parse_swf(ties, "t.swf");
+  jitter_submits(tied, 1, 3);
+  for (std::size_t k = 0; k < tied.jobs.size(); ++k) EXPECT_EQ(tied.jobs[k].id, static_cast<JobId>(k + 1));
 }
 
 }  // namespace

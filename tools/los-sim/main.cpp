@@ -85,6 +85,14 @@ OPTIONS
                          many were withdrawn waiting and after their start.
     --keep-cancelled     The same as --cancelled keep (kept for old scripts);
                          with another --cancelled value it is a usage error.
+    --jitter S           Add to every submit time (after --load) a whole number
+                         of seconds drawn uniformly from [0, S), then sort by
+                         submit time: a replicate of the workload (default: 0,
+                         none). On long queues one run's schedule is chaotic;
+                         compare policies across replicates with different
+                         --jitter-seed values (docs/simulator.md, Replicates).
+    --jitter-seed N      Seed of the --jitter draws (default: 1); the same
+                         workload, S and N give the same jobs on any machine.
     --bsld-tau S         Bounded-slowdown threshold in seconds (default: 10).
     --batches B          Batches for the confidence intervals (default: 20).
     --format F           table (default) or json: an array with one object per policy;

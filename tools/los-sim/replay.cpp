@@ -208,6 +208,9 @@ OPTIONS
                          default: drop). withdraw is refused: the replay has
                          no cancel events.
     --keep-cancelled     Keep records cancelled before they ran (as los-sim).
+    --jitter S           Add [0, S) seconds to every submit time (as los-sim;
+                         default: 0, none).
+    --jitter-seed N      Seed of the --jitter draws (as los-sim; default: 1).
     --bsld-tau S         Bounded-slowdown threshold in seconds (default: 10).
     --batches B          Batches for the confidence intervals (default: 20).
     --format F           table (default) or json.

@@ -65,6 +65,10 @@ void add_workload_options(CLI::App& app, WorkloadArgs& a) {
     a.cancelled = v;
   });
   app.add_flag("--keep-cancelled", a.keep_cancelled);
+  add_integer_option(app, "--jitter", a.jitter, 0, 1LL << 40);
+  app.add_option_function<std::string>("--jitter-seed", [&a](const std::string& v) {
+    a.jitter_seed = static_cast<std::uint64_t>(parse_integer("--jitter-seed", v, 0, (1LL << 62)));
+  });
 }
 
 CancelledRecords cancelled_records(const WorkloadArgs& a) {
@@ -108,6 +112,7 @@ Workload prepare_workload(const WorkloadArgs& a, const char* tool, bool quiet, i
   if (a.runtime_scale != 1) scale_runtimes(w, a.runtime_scale);
   if (cluster_units > 0) scale_sizes(w, cluster_units);
   if (a.load > 0) scale_to_load(w, a.load, a.kill);
+  jitter_submits(w, a.jitter, a.jitter_seed);
   return w;
 }
 

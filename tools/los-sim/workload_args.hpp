@@ -6,6 +6,7 @@
 
 #include <CLI/CLI.hpp>
 #include <cstddef>
+#include <cstdint>
 #include <string>
 
 #include "workload/swf.hpp"
@@ -25,6 +26,8 @@ struct WorkloadArgs {
   // them with cancelled_records().
   std::string cancelled;
   bool keep_cancelled = false;
+  long long jitter = 0;       // --jitter: submit times + [0, jitter) s (0: none)
+  std::uint64_t jitter_seed = 1;
 };
 
 // The reading of records cancelled before they ran: --cancelled, else
@@ -40,13 +43,14 @@ void add_integer_option(CLI::App& app, const std::string& name, std::size_t& tar
 void add_number_option(CLI::App& app, const std::string& name, double& target, double min, double max);
 
 // --nodes --load --runtime-scale --skip --jobs --no-kill --perfect-estimates
-// --cancelled --keep-cancelled (their text is in each command's usage).
+// --cancelled --keep-cancelled --jitter --jitter-seed (their text is in each
+// command's usage).
 void add_workload_options(CLI::App& app, WorkloadArgs& args);
 
 // Reads the workload and reshapes it, in this order: cleaning (counts on
 // stderr unless `quiet`), the --skip/--jobs window, --perfect-estimates,
 // --runtime-scale, sizes moved to `cluster_units` units when it is positive
-// (scale_sizes), --load. Throws WorkloadError when no job is left.
+// (scale_sizes), --load, --jitter. Throws WorkloadError when no job is left.
 Workload prepare_workload(const WorkloadArgs& args, const char* tool, bool quiet, int cluster_units = 0);
 
 }  // namespace los::sim_cli
