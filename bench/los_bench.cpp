@@ -150,8 +150,11 @@ void BM_Los512_Step(benchmark::State& state, const char* spec) {
   state.counters["p99_us"] = us[std::min(us.size() - 1, us.size() * 99 / 100)];
   state.counters["max_us"] = us.back();
 }
-BENCHMARK_CAPTURE(BM_Los512_Step, los, "los")->Iterations(20000);
-BENCHMARK_CAPTURE(BM_Los512_Step, los_maxsd, "los-maxsd")->Iterations(20000);
+BENCHMARK_CAPTURE(BM_Los512_Step, los, "los:design=thesis")->Iterations(20000);
+BENCHMARK_CAPTURE(BM_Los512_Step, los_maxsd, "los-maxsd:design=thesis")->Iterations(20000);
+// The hybrid design (the default since issue 14).
+BENCHMARK_CAPTURE(BM_Los512_Step, hybrid, "los")->Iterations(20000);
+BENCHMARK_CAPTURE(BM_Los512_Step, hybrid_maxjobs, "los-maxjobs")->Iterations(20000);
 
 // Production scale, solver only.
 std::vector<LosProblem> pool_production(bool merit) {
@@ -225,39 +228,52 @@ void BM_LosProduction_Step(benchmark::State& state, const char* spec, int waitin
   state.counters["units_started"] = static_cast<double>(used);
   state.counters["shadow_in_s"] = res.empty() ? -1.0 : static_cast<double>(res[0].start - s.now);
 }
-BENCHMARK_CAPTURE(BM_LosProduction_Step, los, "los:lookahead=1000")->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(BM_LosProduction_Step, los_maxjobs, "los-maxjobs:lookahead=1000")->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(BM_LosProduction_Step, los_maxsd, "los-maxsd:lookahead=1000")->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(BM_LosProduction_Step, los_selected_first, "los:lookahead=1000:traceback=selected-first")
+BENCHMARK_CAPTURE(BM_LosProduction_Step, los, "los:design=thesis:lookahead=1000")->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_LosProduction_Step, los_maxjobs, "los-maxjobs:design=thesis:lookahead=1000")
     ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_LosProduction_Step, los_maxsd, "los-maxsd:design=thesis:lookahead=1000")
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_LosProduction_Step, los_selected_first,
+                  "los:design=thesis:lookahead=1000:traceback=selected-first")
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_LosProduction_Step, hybrid, "los:lookahead=1000")->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_LosProduction_Step, hybrid_maxjobs, "los-maxjobs:lookahead=1000")->Unit(benchmark::kMillisecond);
 // 10,000 waiting jobs: the window (C = 50 or 1,000), then the rest of the
 // queue walked in EASY's order; EASY itself for comparison.
 BENCHMARK_CAPTURE(BM_LosProduction_Step, q10k_easy, "easy", 10000)->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(BM_LosProduction_Step, q10k_los, "los", 10000)->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(BM_LosProduction_Step, q10k_los_rest_easy, "los:rest=easy", 10000)->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(BM_LosProduction_Step, q10k_los_gate_fit, "los:gate=fit:rest=easy", 10000)
+BENCHMARK_CAPTURE(BM_LosProduction_Step, q10k_los, "los:design=thesis", 10000)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_LosProduction_Step, q10k_los_rest_easy, "los:design=thesis:rest=easy", 10000)
     ->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(BM_LosProduction_Step, q10k_los_maxsd_rest_easy, "los-maxsd:rest=easy", 10000)
+BENCHMARK_CAPTURE(BM_LosProduction_Step, q10k_los_gate_fit, "los:design=thesis:gate=fit:rest=easy", 10000)
     ->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(BM_LosProduction_Step, q10k_los_c1000, "los:lookahead=1000:rest=easy", 10000)
+BENCHMARK_CAPTURE(BM_LosProduction_Step, q10k_los_maxsd_rest_easy, "los-maxsd:design=thesis:rest=easy", 10000)
     ->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(BM_LosProduction_Step, q10k_los_maxsd_c1000, "los-maxsd:lookahead=1000:rest=easy", 10000)
+BENCHMARK_CAPTURE(BM_LosProduction_Step, q10k_los_c1000, "los:design=thesis:lookahead=1000:rest=easy", 10000)
     ->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(BM_LosProduction_Step, q10k_los_gate_fit_select_queue, "los:gate=fit:rest=easy:select=queue", 10000)
+BENCHMARK_CAPTURE(BM_LosProduction_Step, q10k_los_maxsd_c1000, "los-maxsd:design=thesis:lookahead=1000:rest=easy",
+                  10000)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_LosProduction_Step, q10k_los_gate_fit_select_queue,
+                  "los:design=thesis:gate=fit:rest=easy:select=queue", 10000)
     ->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_LosProduction_Step, q10k_los_gate_fit_select_long_queue,
-                  "los:gate=fit:rest=easy:select=long-queue", 10000)
+                  "los:design=thesis:gate=fit:rest=easy:select=long-queue", 10000)
     ->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_LosProduction_Step, q10k_los_maxsd_ties_late,
-                  "los-maxsd:gate=fit:keep=ties:protect=late:rest=easy", 10000)
+                  "los-maxsd:design=thesis:gate=fit:keep=ties:protect=late:rest=easy", 10000)
     ->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(BM_LosProduction_Step, q10k_los_ties_c1000, "los:keep=ties:lookahead=1000:rest=easy", 10000)
+BENCHMARK_CAPTURE(BM_LosProduction_Step, q10k_los_ties_c1000, "los:design=thesis:keep=ties:lookahead=1000:rest=easy",
+                  10000)
     ->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_LosProduction_Step, q10k_los_maxsd_ties_late_c1000,
-                  "los-maxsd:keep=ties:lookahead=1000:protect=late:rest=easy", 10000)
+                  "los-maxsd:design=thesis:keep=ties:lookahead=1000:protect=late:rest=easy", 10000)
     ->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(BM_LosProduction_Step, q10k_los_select_queue_c1000, "los:lookahead=1000:rest=easy:select=queue",
-                  10000)
+BENCHMARK_CAPTURE(BM_LosProduction_Step, q10k_los_select_queue_c1000,
+                  "los:design=thesis:lookahead=1000:rest=easy:select=queue", 10000)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_LosProduction_Step, q10k_hybrid, "los", 10000)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_LosProduction_Step, q10k_hybrid_c1000, "los:lookahead=1000", 10000)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_LosProduction_Step, q10k_hybrid_maxjobs_c1000, "los-maxjobs:lookahead=1000", 10000)
     ->Unit(benchmark::kMillisecond);
 
 // The whole SDSC-SP2 trace at offered load 0.9 (skipped without the trace).
@@ -278,8 +294,9 @@ void BM_SdscSp2Load09(benchmark::State& state, const char* spec) {
   }
 }
 BENCHMARK_CAPTURE(BM_SdscSp2Load09, easy, "easy")->Unit(benchmark::kMillisecond)->Iterations(3);
-BENCHMARK_CAPTURE(BM_SdscSp2Load09, los, "los")->Unit(benchmark::kMillisecond)->Iterations(3);
-BENCHMARK_CAPTURE(BM_SdscSp2Load09, los_maxsd, "los-maxsd")->Unit(benchmark::kMillisecond)->Iterations(3);
+BENCHMARK_CAPTURE(BM_SdscSp2Load09, los, "los:design=thesis")->Unit(benchmark::kMillisecond)->Iterations(3);
+BENCHMARK_CAPTURE(BM_SdscSp2Load09, los_maxsd, "los-maxsd:design=thesis")->Unit(benchmark::kMillisecond)->Iterations(3);
+BENCHMARK_CAPTURE(BM_SdscSp2Load09, hybrid, "los")->Unit(benchmark::kMillisecond)->Iterations(3);
 
 }  // namespace
 }  // namespace los

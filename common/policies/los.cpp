@@ -160,7 +160,8 @@ StepResult LosPolicy::step(const Snapshot& snapshot) {
     candidates_.resize(kept);
   }
   const Job* passable = nullptr;
-  if (protect != LosProtect::None) passable = start_protected_pick(now, protect, long_queue, free_now, extra_left, result);
+  if (protect != LosProtect::None)
+    passable = start_protected_pick(now, protect, long_queue, free_now, extra_left, result);
   if (!problem_.jobs.empty() && free_now > 0) {
     problem_.free_now = static_cast<int>(free_now);
     problem_.extra = static_cast<int>(extra_left);

@@ -5,13 +5,15 @@
 # lookahead sweep C in {10, 25, 50, 100, 250}, every metric with records
 # cancelled before they ran dropped (the default) and kept (--keep-cancelled),
 # the SDSC-SP2 ablation (one setting changed at a time, loads 0.5/0.7/0.9), and
-# the long-queue Lublin-Feitelson grid of issue 14 (36 workloads x 5 replicates).
+# the long-queue grids of issue 14 (the hybrid LOS against EASY and the thesis:
+# 36 Lublin-Feitelson and 18 Cirne-Berman workloads and 60 trace points, ten
+# jittered replicates each; Lublin seeds 4-6 held out).
 #
 # Usage: scripts/results/los.sh [BUILD_DIR]   (default: build)
 # Needs: a built los-sim, python3, gnuplot, the shared traces in
 # ../shared/traces (or LOS_TRACES=DIR). Runs at most 2 simulations at once
-# (LOS_JOBS to change), under nice. About 5 minutes on the 2-core machine (5 min 3 s measured),
-# most of it the long-queue grid (180 runs of 100,000 jobs).
+# (LOS_JOBS to change), under nice. About 75 minutes on the 2-core machine,
+# most of it the long-queue grids (1,500 runs, each of every policy).
 set -euo pipefail
 
 root="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -32,8 +34,11 @@ for t in "${!trace_file[@]}"; do
   [[ -f "$traces/${trace_file[$t]}" ]] || { echo "los.sh: missing trace $traces/${trace_file[$t]}" >&2; exit 1; }
 done
 
-variants="easy,los,los-basic,los:traceback=selected-first,los-maxjobs,los-maxsd,los:head=once"
-sweep="easy,los:lookahead=10,los:lookahead=25,los,los:lookahead=100,los:lookahead=250"
+# The thesis's algorithm is design=thesis (the default is the hybrid of issue
+# 14); the page names these runs without it (los_report.py).
+T=":design=thesis"
+variants="easy,los$T,los-basic,los$T:traceback=selected-first,los-maxjobs$T,los-maxsd$T,los$T:head=once"
+sweep="easy,los$T:lookahead=10,los$T:lookahead=25,los$T,los$T:lookahead=100,los$T:lookahead=250"
 ablation_loads="0.50 0.70 0.90"
 
 # One simulation: "OUTPUT|TRACE FILE|POLICIES|LOS-SIM OPTIONS..." -> OUTPUT (JSON).
@@ -49,6 +54,16 @@ export sim
 # shellcheck disable=SC2016  # $0 is expanded by the inner bash, on purpose
 run_all() { xargs -P "$jobs" -d '\n' -n 1 bash -c 'run_task "$0"'; }  # task lines on stdin
 path() { echo "$traces/${trace_file[$1]}"; }
+# thesis POLICIES: each los, los-maxjobs and los-maxsd spelling with design=thesis.
+thesis() {
+  local out="" p name
+  for p in ${1//,/ }; do
+    name=${p%%:*}
+    [[ $name == los || $name == los-maxjobs || $name == los-maxsd ]] && p="$name$T${p#"$name"}"
+    out+="${out:+,}$p"
+  done
+  echo "$out"
+}
 
 rm -rf "$data"
 mkdir -p "$data/cancelled" "$data/ablation"
@@ -58,7 +73,7 @@ mkdir -p "$data/cancelled" "$data/ablation"
 for t in KTH-SP2 SDSC-SP2; do
   for mode in drop keep; do
     flags=""; [[ $mode == keep ]] && flags="--keep-cancelled"
-    echo "$data/cancelled/$t-$mode-own.json|$(path $t)|easy,los|$flags"
+    echo "$data/cancelled/$t-$mode-own.json|$(path $t)|easy,los$T|$flags"
   done
 done | run_all
 native=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[0]["offered_load"])' \
@@ -71,11 +86,12 @@ native=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[0]["off
       echo "$data/$t-sweep-$l.json|$(path $t)|$sweep|--load $l"
     done
     for l in $ablation_loads; do
-      echo "$data/cancelled/$t-drop-$l.json|$(path $t)|easy,los|--load $l"
-      echo "$data/cancelled/$t-keep-$l.json|$(path $t)|easy,los|--load $l --keep-cancelled"
+      echo "$data/cancelled/$t-drop-$l.json|$(path $t)|easy,los$T|--load $l"
+      echo "$data/cancelled/$t-keep-$l.json|$(path $t)|easy,los$T|--load $l --keep-cancelled"
     done
   done
-  # The ablation: NAME|POLICIES|OPTIONS, each row one change from the first.
+  # The ablation: NAME|POLICIES|OPTIONS, each row one change from the first
+# (every LOS spelling the thesis's: design=thesis after the name).
   while IFS='|' read -r name policies flags; do
     for l in $ablation_loads; do
       if [[ $flags == *RUNTIME_SCALE* ]]; then
@@ -84,7 +100,7 @@ native=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[0]["off
       else
         f="--load $l $flags"
       fi
-      echo "$data/ablation/$name@$l.json|$(path SDSC-SP2)|$policies|$f"
+      echo "$data/ablation/$name@$l.json|$(path SDSC-SP2)|$(thesis "$policies")|$f"
     done
   done <<'ROWS'
 cleaned|easy,los|
@@ -113,17 +129,26 @@ trap 'rm -rf "$sched"' EXIT
 for mode in cleaned archived; do
   flags=""; [[ $mode == archived ]] && flags="--keep-cancelled"
   # shellcheck disable=SC2086
-  nice "$sim" --quiet --load 0.90 $flags --policy easy,los,los:traceback=selected-first \
+  nice "$sim" --quiet --load 0.90 $flags --policy "easy,los$T,los$T:traceback=selected-first" \
     --schedule-out "$sched/$mode.swf" "$(path SDSC-SP2)" >/dev/null
   python3 "$root/scripts/results/los_report.py" decompose "$data/decomposition.json" "$sched/$mode.easy.swf" \
-    "los, $mode" "$sched/$mode.los.swf" "selected-first, $mode" "$sched/$mode.los_traceback_selected-first.swf"
+    "los, $mode" "$sched/$mode.los_design_thesis.swf" \
+    "selected-first, $mode" "$sched/$mode.los_design_thesis_traceback_selected-first.swf"
 done
 
-# Long queues (issue 14): EASY against the thesis's los and two designs of
-# docs/los.md on the 36 Lublin-Feitelson workloads, five load replicates each.
-DELTAS="0 0.00001 0.00002 0.00003 0.00004" LOS_JOBS="$jobs" "$root/scripts/results/los-issue14.sh" lublin \
-  "los,los:gate=fit:rest=easy:select=long-queue,los-maxsd:gate=fit:keep=ties:protect=late:rest=easy" \
-  "$data/longqueue" "$build" >/dev/null
+# Long queues (issue 14): EASY against the hybrid LOS (the default), its
+# merit variant, the thesis's three and the hybrid with one part changed at a
+# time, on 36 Lublin-Feitelson and 18 Cirne-Berman workloads and every shared
+# trace at loads 0.5-0.95, ten jittered replicates each; then the hybrid and
+# the thesis's los on the held-out Lublin seeds 4-6.
+longqueue="los,los-maxjobs,los:design=thesis,los-maxjobs:design=thesis,los-maxsd:design=thesis"
+longqueue+=",los:merit=none,los:rules=every,los:protect=none,los:gate=none,los:keep=optimal"
+for grid in lublin cirne traces; do
+  REPLICATES="$(seq -s ' ' 1 10)" LOS_JOBS="$jobs" "$root/scripts/results/los-issue14.sh" "$grid" "$longqueue" \
+    "$data/longqueue" "$build" >/dev/null
+done
+SEEDS="4 5 6" REPLICATES="$(seq -s ' ' 1 10)" LOS_JOBS="$jobs" "$root/scripts/results/los-issue14.sh" lublin \
+  "los,los-maxjobs,los:design=thesis" "$data/heldout" "$build" >/dev/null
 
 python3 "$root/scripts/results/los_report.py" "$data" "$out" "$root/docs/results/los.md" \
   "$(cd "$root" && git rev-parse --short HEAD 2>/dev/null || echo unknown)" "$(uname -srm); $(nproc) cores"

@@ -6,9 +6,12 @@ Reads OUT_DIR/*.json (los-sim --format json, EASY first) and prints, per
 policy and per group (Lublin, shared traces), how many workloads it is
 significantly better / worse than EASY on / undecided (90% CI of the
 easy - policy mean bounded slowdown), and its lowest mean; --table adds
-one row per workload. Replicated runs (NAME+DELTA.json, los-issue14.sh with
-DELTAS) are counted one by one, and then per workload across replicates:
-the mean of the replicates' means with a 90% Student-t CI over them.
+one row per workload. Replicated runs (NAME+jN.json from los-issue14.sh with REPLICATES, or
+NAME+DELTA.json with DELTAS) are counted one by one, and then per workload
+across replicates: the mean of the replicates' means with a 90% Student-t CI
+over them, counted per group (lublin, cirne, traces). VERSUS=POLICY (env)
+adds, where POLICY is better than the baseline across replicates, every other
+policy against POLICY.
 """
 import glob
 import json
@@ -30,8 +33,8 @@ def main():
             runs = json.load(f)
         rows.append((os.path.basename(path)[:-5], runs))
     policies = [r["policy"] for r in rows[0][1][1:]] if rows else []
-    for group in ("lublin", "traces"):
-        sel = [(n, r) for n, r in rows if n.startswith("lublin-") == (group == "lublin")]
+    for group in ("lublin", "cirne", "traces"):
+        sel = [(n, r) for n, r in rows if group_name(n) == group]
         if not sel:
             continue
         print(f"\n{group}: {len(sel)} workloads\n")
@@ -59,7 +62,29 @@ def main():
     replicated(out)
 
 
-T95 = {1: 6.314, 2: 2.920, 3: 2.353, 4: 2.132, 5: 2.015, 6: 1.943, 7: 1.895, 8: 1.860, 9: 1.833}
+# t(0.95, df): the half-width factor of a two-sided 90% interval.
+T95 = {1: 6.314, 2: 2.920, 3: 2.353, 4: 2.132, 5: 2.015, 6: 1.943, 7: 1.895, 8: 1.860, 9: 1.833, 10: 1.812,
+       11: 1.796, 12: 1.782, 13: 1.771, 14: 1.761, 15: 1.753, 16: 1.746, 17: 1.740, 18: 1.734, 19: 1.729,
+       20: 1.725, 24: 1.711, 29: 1.699, 39: 1.685}
+
+
+def t95(df):
+    return T95[max(k for k in T95 if k <= df)]
+
+
+def across(xs):
+    """Mean of the replicates' values and its 90% Student-t interval."""
+    m = sum(xs) / len(xs)
+    half = t95(len(xs) - 1) * math.sqrt(sum((x - m) ** 2 for x in xs) / (len(xs) - 1) / len(xs))
+    return {"mean": m, "ci90_low": m - half, "ci90_high": m + half}
+
+
+def verdict(d):
+    return 0 if d["ci90_low"] > 0 else (1 if d["ci90_high"] < 0 else 2)
+
+
+def group_name(name):
+    return next((g for g in ("lublin", "cirne") if name.startswith(g + "-")), "traces")
 
 
 def replicated(out):
@@ -74,20 +99,46 @@ def replicated(out):
     print(f"\nacross replicates (mean of the replicates' easy - policy means, 90% t CI over them)\n")
     print("| workload | replicates | " + " | ".join(f"`{p}`" for p in policies) + " |")
     print("|---|---|" + "---|" * len(policies))
-    counts = [[0, 0, 0] for _ in policies]
+    counts = {}
     for name, runs in sorted(groups.items()):
         cells = []
-        for i in range(len(policies)):
-            xs = [r[i + 1]["vs_baseline"]["bsld"]["mean"] for r in runs]
-            m = sum(xs) / len(xs)
-            half = T95[len(xs) - 1] * math.sqrt(sum((x - m) ** 2 for x in xs) / (len(xs) - 1) / len(xs))
-            d = {"mean": m, "ci90_low": m - half, "ci90_high": m + half}
-            counts[i][0 if d["ci90_low"] > 0 else (1 if d["ci90_high"] < 0 else 2)] += 1
+        for i, p in enumerate(policies):
+            d = across([r[i + 1]["vs_baseline"]["bsld"]["mean"] for r in runs])
+            counts.setdefault(group_name(name), {}).setdefault(p, [0, 0, 0])[verdict(d)] += 1
             cells.append(cell(d))
         print(f"| {name} | {len(runs)} | " + " | ".join(cells) + " |")
-    print("\n| design | better | worse | undecided (across replicates) |\n|---|---|---|---|")
-    for p, c in zip(policies, counts):
-        print(f"| `{p}` | {c[0]} | {c[1]} | {c[2]} |")
+    print("\n| design | workloads | better | worse | undecided (across replicates) |\n|---|---|---|---|---|")
+    for g, by_policy in counts.items():
+        for p in policies:
+            c = by_policy[p]
+            print(f"| `{p}` | {g} ({sum(c)}) | {c[0]} | {c[1]} | {c[2]} |")
+    versus = os.environ.get("VERSUS")
+    if versus and versus in policies:
+        against(groups, policies, versus)
+
+
+def against(groups, policies, ref):
+    """Where `ref` is significantly better than the baseline across replicates,
+    every other policy against `ref` (ref - policy mean bounded slowdown)."""
+    k = policies.index(ref) + 1
+    print(f"\nagainst `{ref}` where it is better than the baseline (ref - policy, 90% t CI across replicates)\n")
+    others = [p for p in policies if p != ref]
+    print("| workload | " + " | ".join(f"`{p}`" for p in others) + " |")
+    print("|---|" + "---|" * len(others))
+    counts = {p: [0, 0, 0] for p in others}
+    for name, runs in sorted(groups.items()):
+        if verdict(across([r[k]["vs_baseline"]["bsld"]["mean"] for r in runs])) != 0:
+            continue
+        cells = []
+        for p in others:
+            i = policies.index(p) + 1
+            d = across([r[k]["mean_bsld"] - r[i]["mean_bsld"] for r in runs])
+            counts[p][verdict(d)] += 1
+            cells.append(cell(d))
+        print(f"| {name} | " + " | ".join(cells) + " |")
+    print(f"\n| design | better than `{ref}` | worse | undecided |\n|---|---|---|---|")
+    for p in others:
+        print(f"| `{p}` | {counts[p][0]} | {counts[p][1]} | {counts[p][2]} |")
 
 
 if __name__ == "__main__":

@@ -4,8 +4,8 @@
 Usage: los_report.py DATA_DIR PLOT_DIR MARKDOWN COMMIT MACHINE
        los_report.py decompose OUT.json BASELINE.swf OTHER.swf...
 DATA_DIR holds TRACE-{variants,sweep}-LOAD.json, cancelled/TRACE-{drop,keep}-LOAD.json,
-ablation/NAME@LOAD.json, decomposition.json and longqueue/ (scripts/results/los-issue14.sh's
-replicated Lublin grid), written by scripts/results/los.sh.
+ablation/NAME@LOAD.json, decomposition.json, longqueue/ and heldout/ (scripts/results/los-issue14.sh's
+replicated grids), written by scripts/results/los.sh.
 The hand-written discussion comes from scripts/results/los_discussion.md.
 """
 import collections
@@ -21,13 +21,24 @@ THESIS = {  # EASY - LOS (C = 50, no merit, Bypassed-First) differential BSLD at
 }
 
 
+def read_runs(f):
+    """A los-sim JSON array, each policy named as on this page: the thesis's
+    algorithm is spelled `los:design=thesis` since issue 14 made the hybrid the
+    default, and this page (but its long-queue section) is about the thesis, so
+    `:design=thesis` is left out of the names."""
+    runs = json.load(f)
+    for r in runs:
+        r["policy"] = r["policy"].replace(":design=thesis", "")
+    return runs
+
+
 def load_runs(data_dir, kind):
     runs = {}
     for path in sorted(glob.glob(os.path.join(data_dir, f"*-{kind}-*.json"))):
         base = os.path.basename(path)[: -len(".json")]
         trace, _, load = base.rpartition(f"-{kind}-")
         with open(path) as f:
-            runs.setdefault(trace, {})[float(load)] = json.load(f)
+            runs.setdefault(trace, {})[float(load)] = read_runs(f)
     return runs
 
 
@@ -98,7 +109,7 @@ def cancelled_section(md, data_dir):
     for path in glob.glob(os.path.join(data_dir, "cancelled", "*.json")):
         trace, mode, load = os.path.basename(path)[: -len(".json")].rsplit("-", 2)
         with open(path) as f:
-            runs[trace][(load, mode)] = json.load(f)
+            runs[trace][(load, mode)] = read_runs(f)
     if not runs:
         return
     md.append("## Records cancelled before they ran: dropped (default) or kept\n")
@@ -158,7 +169,7 @@ def load_ablation(data_dir):
     for path in glob.glob(os.path.join(data_dir, "ablation", "*.json")):
         name, _, load = os.path.basename(path)[: -len(".json")].rpartition("@")
         with open(path) as f:
-            out[name][float(load)] = json.load(f)
+            out[name][float(load)] = read_runs(f)
     return out
 
 
@@ -362,23 +373,39 @@ def gnuplot(plot_dir, name, trace, runs, title):
 
 
 def long_queue_section(md, data_dir):
-    """EASY against LOS designs on the 36 Lublin-Feitelson long-queue workloads (issue 14)."""
+    """EASY against the hybrid LOS and the thesis's on long-queue workloads (issue 14)."""
     longq = os.path.join(data_dir, "longqueue")
     if not glob.glob(os.path.join(longq, "*.json")):
         return
     here = os.path.dirname(os.path.abspath(__file__))
-    report = subprocess.run([sys.executable, os.path.join(here, "los_issue14_report.py"), longq],
-                            capture_output=True, text=True, check=True).stdout
-    md.append("## Long queues: Lublin–Feitelson workloads\n")
-    md.append("EASY against the thesis's `los` and two long-queue designs (docs/los.md: `select=long-queue`, "
-              "the best before the ninth session, and `los-maxsd:gate=fit:keep=ties:protect=late:rest=easy`, the "
-              "best measured) on `model:lublin:jobs=100000:nodes=N:seed=S[:estimates=modal]`, N = 1,024 and "
-              "8,192 units, seeds 1–3, exact estimates and the modal user-estimate model, offered loads 0.85, "
-              "0.9 and 0.95 (`scripts/results/los-issue14.sh lublin`). Each workload runs at five loads "
-              "L + {0, …, 4} × 10⁻⁵: the first tables count every run on its own (90% batch-means CI of easy − "
-              "policy mean bounded slowdown), the last ones take the CI across the five replicates, which "
-              "docs/los.md shows is calibrated where single runs are not (EASY against a perturbed EASY).\n")
-    md.append(report)
+
+    def report(directory, versus):
+        return subprocess.run([sys.executable, os.path.join(here, "los_issue14_report.py"), directory],
+                              capture_output=True, text=True, check=True, env=dict(os.environ, VERSUS=versus)).stdout
+
+    def replicated_part(text):  # the tables across replicates, not the single runs'
+        return text[text.index("across replicates"):]
+
+    md.append("## Long queues: the hybrid design against EASY and the thesis (issue 14)\n")
+    md.append("`los` is the hybrid design (docs/los.md, \"The hybrid design\"): on a queue longer than the window "
+              "EASY's step whose ties the selection re-decides by expected slowdown, the thesis's selection on a "
+              "shorter one; `los:design=thesis` is the thesis's algorithm (everywhere else on this page `los`). "
+              "Every workload runs ten times, each a replicate with its submit times jittered "
+              "(`los-sim --jitter 60 --jitter-seed N`, N = 1 … 10; docs/simulator.md, \"Replicates\"); a cell is "
+              "the mean over the replicates of EASY − policy mean bounded slowdown with a 90 % Student-t interval "
+              "over them (**bold**: the policy is better, *italic*: worse). Workloads: "
+              "`model:lublin:jobs=100000:nodes=N:seed=S[:estimates=modal]` (N = 1,024 and 8,192 units, seeds 1–3, "
+              "exact and modal user estimates), `model:cirne:jobs=100000:nodes=N:seed=S` (a second model, held out "
+              "from the design work), at offered loads 0.85, 0.9 and 0.95, and every shared trace at 0.5 … 0.95 "
+              "(`scripts/results/los-issue14.sh lublin|cirne|traces` with `REPLICATES`). The rows named by a "
+              "parameter are the hybrid with one part changed, the ablation of its parts.\n")
+    md.append(replicated_part(report(longq, "los:design=thesis")))
+    heldout = os.path.join(data_dir, "heldout")
+    if glob.glob(os.path.join(heldout, "*.json")):
+        md.append("\n### Held out: Lublin seeds 4–6\n")
+        md.append("The same comparison on the Lublin workloads with seeds 4–6, which the design work never ran "
+                  "(`SEEDS=\"4 5 6\" scripts/results/los-issue14.sh lublin`):\n")
+        md.append(replicated_part(report(heldout, "los:design=thesis")))
 
 
 def main():

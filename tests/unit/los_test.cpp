@@ -273,8 +273,9 @@ TEST(LosPolicy, RestEasyWithLookaheadOneIsEasy) {
   PolicyPtr easy = make_policy("easy");
   const SimResult a = simulate(w, *easy, {});
   for (const char* spec :
-       {"los:design=thesis:lookahead=1:rest=easy", "los:design=thesis:lookahead=1:gate=fit", "los-maxsd:design=thesis:keep=easy:gain=100:rest=easy",
-        "los:design=thesis:keep=ties:rest=easy:select=queue", "los:design=thesis:keep=ties:protect=first:rest=easy:select=queue",
+       {"los:design=thesis:lookahead=1:rest=easy", "los:design=thesis:lookahead=1:gate=fit",
+        "los-maxsd:design=thesis:keep=easy:gain=100:rest=easy", "los:design=thesis:keep=ties:rest=easy:select=queue",
+        "los:design=thesis:keep=ties:protect=first:rest=easy:select=queue",
         "los-maxsd:design=thesis:keep=ties:lookahead=5:protect=once:rest=easy:select=queue"}) {
     PolicyPtr los = make_policy(spec);
     const SimResult b = simulate(w, *los, {});
@@ -343,7 +344,8 @@ TEST(LosPolicy, KeepEasyYieldsOnlyToAStrictGainAboveTheThreshold) {
   EXPECT_EQ(step_keep("los:design=thesis:keep=easy:gain=17", s), (std::set<JobId>{2, 3}));
   // A tie goes to EASY's set: Selected-First's {wj2, wj5} fills as much as
   // EASY's {wj2, wj3, wj4}.
-  EXPECT_EQ(step_once("los:design=thesis:traceback=selected-first:keep=easy", example_snapshot()), (std::set<JobId>{2, 3, 4}));
+  EXPECT_EQ(step_once("los:design=thesis:traceback=selected-first:keep=easy", example_snapshot()),
+            (std::set<JobId>{2, 3, 4}));
 }
 
 TEST(LosPolicy, SelectQueueIsEasysSetWhenItFillsTheMost) {
@@ -375,7 +377,8 @@ TEST(LosPolicy, KeepTiesChoosesOnlyAmongTheSetsFillingAsMuchAsEasys) {
   EXPECT_EQ(step_keep("los:design=thesis:traceback=selected-first:keep=ties", gain), (std::set<JobId>{3, 4}));
   EXPECT_EQ(step_keep("los:design=thesis:keep=ties", gain), (std::set<JobId>{2, 3}));
   // With the queue order, the first set filling EASY's units is EASY's own.
-  EXPECT_EQ(step_keep("los:design=thesis:keep=ties:select=queue:traceback=selected-first", gain), (std::set<JobId>{2, 3}));
+  EXPECT_EQ(step_keep("los:design=thesis:keep=ties:select=queue:traceback=selected-first", gain),
+            (std::set<JobId>{2, 3}));
   EXPECT_EQ(make_policy("los:design=thesis:keep=ties")->name(), "los:design=thesis:keep=ties");
 }
 
@@ -578,12 +581,14 @@ TEST(LosPolicy, HeadFirstTakesTheEarliestJobsOfTheOptimalSets) {
 
 TEST(LosPolicy, SpecsAndCanonicalNames) {
   EXPECT_EQ(make_policy("los:design=thesis")->name(), "los:design=thesis");
-  EXPECT_EQ(make_policy("los:design=thesis:lookahead=50:traceback=bypassed-first:head=loop")->name(), "los:design=thesis");
+  EXPECT_EQ(make_policy("los:design=thesis:lookahead=50:traceback=bypassed-first:head=loop")->name(),
+            "los:design=thesis");
   EXPECT_EQ(make_policy("los-maxsd:design=thesis:traceback=selected-first:lookahead=10")->name(),
             "los-maxsd:design=thesis:lookahead=10:traceback=selected-first");
   EXPECT_EQ(make_policy("los-basic:head=once")->name(), "los-basic:head=once");
-  for (const char* bad : {"los:design=thesis:lookahead=0", "los:design=thesis:lookahead=x", "los:design=thesis:traceback=first", "los:design=thesis:head=twice", "los:design=thesis:depth=3",
-                          "los-maxsd:design=thesis:merit=1"}) {
+  for (const char* bad :
+       {"los:design=thesis:lookahead=0", "los:design=thesis:lookahead=x", "los:design=thesis:traceback=first",
+        "los:design=thesis:head=twice", "los:design=thesis:depth=3", "los-maxsd:design=thesis:merit=1"}) {
     EXPECT_THROW(make_policy(bad), SpecError) << bad;
   }
   try {
@@ -639,10 +644,12 @@ TEST(LosPolicy, SimulatedHeadNeverStartsAfterItsShadowTime) {
   }
   const Workload w = test::workload(10, jobs);
   for (const char* spec :
-       {"los", "los-maxjobs", "los-maxsd", "los:lookahead=3", "los:protect=once", "los:design=thesis", "los-basic", "los-maxjobs:design=thesis", "los-maxsd:design=thesis", "los:design=thesis:traceback=selected-first", "los:design=thesis:head=once",
-        "los:design=thesis:lookahead=2", "los:design=thesis:rest=easy", "los-maxsd:design=thesis:lookahead=3:rest=easy", "los:design=thesis:lookahead=3:gate=fit",
-        "los:design=thesis:lookahead=3:gate=queue:rest=easy", "los:design=thesis:keep=easy:rest=easy", "los:design=thesis:window=admissible:lookahead=2",
-        "los-maxjobs:design=thesis:traceback=head-first"}) {
+       {"los", "los-maxjobs", "los-maxsd", "los:lookahead=3", "los:protect=once", "los:design=thesis", "los-basic",
+        "los-maxjobs:design=thesis", "los-maxsd:design=thesis", "los:design=thesis:traceback=selected-first",
+        "los:design=thesis:head=once", "los:design=thesis:lookahead=2", "los:design=thesis:rest=easy",
+        "los-maxsd:design=thesis:lookahead=3:rest=easy", "los:design=thesis:lookahead=3:gate=fit",
+        "los:design=thesis:lookahead=3:gate=queue:rest=easy", "los:design=thesis:keep=easy:rest=easy",
+        "los:design=thesis:window=admissible:lookahead=2", "los-maxjobs:design=thesis:traceback=head-first"}) {
     PolicyPtr p = make_policy(spec);
     InvariantChecker checker;
     const SimResult r = simulate(w, *p, {}, &checker);

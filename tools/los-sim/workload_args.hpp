@@ -26,7 +26,7 @@ struct WorkloadArgs {
   // them with cancelled_records().
   std::string cancelled;
   bool keep_cancelled = false;
-  long long jitter = 0;       // --jitter: submit times + [0, jitter) s (0: none)
+  long long jitter = 0;  // --jitter: submit times + [0, jitter) s (0: none)
   std::uint64_t jitter_seed = 1;
 };
 
