@@ -122,13 +122,17 @@ def against(groups, policies, ref):
     every other policy against `ref` (ref - policy mean bounded slowdown)."""
     k = policies.index(ref) + 1
     print(f"\nagainst `{ref}` where it is better than the baseline (ref - policy, 90% t CI across replicates)\n")
+    wins = [n for n, runs in sorted(groups.items())
+            if verdict(across([r[k]["vs_baseline"]["bsld"]["mean"] for r in runs])) == 0]
+    if not wins:
+        print(f"`{ref}` is better than the baseline on none of these workloads.")
+        return
     others = [p for p in policies if p != ref]
     print("| workload | " + " | ".join(f"`{p}`" for p in others) + " |")
     print("|---|" + "---|" * len(others))
     counts = {p: [0, 0, 0] for p in others}
-    for name, runs in sorted(groups.items()):
-        if verdict(across([r[k]["vs_baseline"]["bsld"]["mean"] for r in runs])) != 0:
-            continue
+    for name in wins:
+        runs = groups[name]
         cells = []
         for p in others:
             i = policies.index(p) + 1
