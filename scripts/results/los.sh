@@ -12,7 +12,7 @@
 # Usage: scripts/results/los.sh [BUILD_DIR]   (default: build)
 # Needs: a built los-sim, python3, gnuplot, the shared traces in
 # ../shared/traces (or LOS_TRACES=DIR). Runs at most 2 simulations at once
-# (LOS_JOBS to change), under nice. About 75 minutes on the 2-core machine,
+# (LOS_JOBS to change), under nice. About 30 minutes on the 2-core machine (28 min 38 s measured),
 # most of it the long-queue grids (1,500 runs, each of every policy).
 set -euo pipefail
 
