@@ -1,6 +1,7 @@
 #include "policies/los.hpp"
 
 #include <algorithm>
+#include <limits>
 
 namespace los {
 std::int64_t los_slowdown_merit(Time now, Time submit, Time estimate) {
@@ -14,6 +15,27 @@ std::int64_t los_slowdown_merit(Time now, Time submit, Time estimate) {
   if (wait / d >= kMaxSlowdown) return kMaxSlowdown * kMicro;
   return ((wait + d) * kMicro + d / 2) / d;
 }
+
+namespace {
+
+// The first position p >= from at which a job may have size <= units and
+// (size <= narrow_units or estimate <= short_estimate): JobQueue::first_fitting
+// over the queue's compact size and estimate arrays when it knows them, else
+// `from`. The loops below still test every job they stop at, so this only
+// skips jobs their own tests would refuse, without reading them (issue 17:
+// the hybrid's EASY steps walk queues of thousands).
+std::size_t skip_to_fit(const JobQueue& queue, std::size_t from, std::int64_t units, std::int64_t narrow_units,
+                        Time short_estimate) {
+  if (from >= queue.size() || !queue.shapes_known()) return from;
+  return queue.first_fitting(from, queue.size(), {units, narrow_units, short_estimate});
+}
+
+// Jobs of at most `units` units (whatever their estimate).
+std::size_t skip_to_size(const JobQueue& queue, std::size_t from, std::int64_t units) {
+  return skip_to_fit(queue, from, units, units, 0);
+}
+
+}  // namespace
 
 LosPolicy::LosPolicy(LosOptions options, std::string label) : options_(options), label_(std::move(label)) {}
 
@@ -97,8 +119,13 @@ StepResult LosPolicy::step(const Snapshot& snapshot) {
   if (options_.gate != LosGate::None) {
     const auto window = static_cast<std::size_t>(options_.lookahead);
     std::size_t counted = 0;
-    for (std::size_t i = pos; i < queue.size() && counted <= window; ++i) {
-      counted += options_.gate == LosGate::Queue || queue[i].size <= free_now;
+    if (options_.gate == LosGate::Queue) {
+      counted = std::min(queue.size() - pos, window + 1);
+    } else {
+      for (std::size_t i = skip_to_size(queue, pos, free_now); i < queue.size() && counted <= window;
+           i = skip_to_size(queue, i + 1, free_now)) {
+        counted += queue[i].size <= free_now;
+      }
     }
     if (counted > window) {
       backfill_rest(snapshot, window_begin, shadow, free_now, std::min<std::int64_t>(extra, free_now), result);
@@ -117,7 +144,9 @@ StepResult LosPolicy::step(const Snapshot& snapshot) {
   problem_.jobs.clear();
   candidates_.clear();
   const bool merit_slowdown = options_.merit == LosMerit::MaxSlowdown;
-  for (; pos < queue.size() && candidates_.size() < static_cast<std::size_t>(options_.lookahead); ++pos) {
+  for (pos = skip_to_size(queue, pos, free_now);
+       pos < queue.size() && candidates_.size() < static_cast<std::size_t>(options_.lookahead);
+       pos = skip_to_size(queue, pos + 1, free_now)) {
     const Job& j = queue[pos];
     if (j.size > free_now) continue;
     const Time d = planned_duration(j.estimate);
@@ -246,8 +275,13 @@ void LosPolicy::backfill_rest(const Snapshot& snapshot, std::size_t from, Time s
   started_.clear();
   for (const Decision& d : result.decisions) started_.push_back(d.job);
   std::sort(started_.begin(), started_.end());
-  for (std::size_t pos = from; pos < snapshot.queue.size() && free_now > 0; ++pos) {
-    const Job& j = snapshot.queue[pos];
+  // A job that starts here ends by the shadow time only if its estimate is
+  // at most shadow - now.
+  const Time short_estimate = shadow >= kTimeInfinity ? std::numeric_limits<Time>::max() : shadow - now;
+  const JobQueue& queue = snapshot.queue;
+  for (std::size_t pos = skip_to_fit(queue, from, free_now, extra_left, short_estimate);
+       pos < queue.size() && free_now > 0; pos = skip_to_fit(queue, pos + 1, free_now, extra_left, short_estimate)) {
+    const Job& j = queue[pos];
     if (j.size > free_now || std::binary_search(started_.begin(), started_.end(), j.id)) continue;
     const bool ends_by_shadow = shadow >= kTimeInfinity || now + planned_duration(j.estimate) <= shadow;
     if (!ends_by_shadow && j.size > extra_left) continue;

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <random>
 #include <set>
 #include <sstream>
 #include <stdexcept>
@@ -511,6 +512,55 @@ TEST(LosPolicy, DesignSetsTheDefaultsOfTheKeysLeftAtAuto) {
   EXPECT_EQ(make_policy("los:merit=none:design=thesis")->name(), "los:design=thesis:merit=none");
   EXPECT_THROW(make_policy("los:design=paper"), SpecError);
   EXPECT_THROW(make_policy("los:rules=some"), SpecError);
+}
+
+// The policy on a copy of each snapshot whose queue no longer knows its
+// compact shapes, so every scan reads every job (the plain loops).
+class WithoutShapes final : public Policy {
+ public:
+  explicit WithoutShapes(PolicyPtr inner) : inner_(std::move(inner)) {}
+  std::string name() const override { return inner_->name(); }
+  StepResult step(const Snapshot& snapshot) override {
+    Snapshot copy = snapshot;
+    copy.queue.begin();  // a non-const access: the shapes become unknown
+    EXPECT_FALSE(copy.queue.shapes_known());
+    return inner_->step(copy);
+  }
+  std::vector<PlannedStart> reservations() const override { return inner_->reservations(); }
+  const Planner* plan() const override { return inner_->plan(); }
+
+ private:
+  PolicyPtr inner_;
+};
+
+TEST(LosPolicy, ScansThatSkipJobsByTheirShapesStartTheSameJobs) {
+  // Long queues on 32 units: bursts of arrivals, sizes up to the machine,
+  // runtimes at or below the estimates. Each spelling once with the queue's
+  // compact arrays (the simulator keeps them) and once without.
+  std::mt19937 rng(7);
+  std::vector<Job> jobs;
+  Time t = 0;
+  for (int i = 0; i < 3000; ++i) {
+    if (rng() % 4 == 0) t += static_cast<Time>(rng() % 200);
+    const int size = rng() % 4 == 0 ? 1 + static_cast<int>(rng() % 32) : 1 + static_cast<int>(rng() % 4);
+    const Time estimate = 1 + static_cast<Time>(rng() % 600);
+    jobs.push_back(test::job(i + 1, t, size, estimate, static_cast<Time>(rng() % (estimate + 1))));
+  }
+  const Workload w = test::workload(32, jobs);
+  for (const char* spec : {"los", "los-maxjobs", "los:lookahead=5", "los:design=thesis", "los:design=thesis:rest=easy",
+                           "los:design=thesis:gate=fit:rest=easy:lookahead=8", "los:gate=queue:lookahead=8"}) {
+    PolicyPtr fast = make_policy(spec);
+    WithoutShapes plain(make_policy(spec));
+    const SimResult a = simulate(w, *fast, {});
+    const SimResult b = simulate(w, plain, {});
+    ASSERT_EQ(a.jobs.size(), b.jobs.size());
+    std::size_t waited = 0;
+    for (std::size_t i = 0; i < a.jobs.size(); ++i) {
+      ASSERT_EQ(a.jobs[i].start, b.jobs[i].start) << spec << " job " << a.jobs[i].job.id;
+      waited += a.jobs[i].start > a.jobs[i].job.submit + 600;
+    }
+    EXPECT_GT(waited, a.jobs.size() / 4) << spec << ": the queue should grow long";
+  }
 }
 
 TEST(LosPolicy, ExtraThesisCountsTheJobsEndingAtTheShadowTimeOnlyUntilTheHeadFits) {
