@@ -8,7 +8,7 @@
 #   GRID: modal1024 (Lublin 1,024 units, modal estimates: 9 workloads),
 #         lublin (2 sizes x loads 0.85/0.9/0.95 x seeds 1-3 x exact/modal: 36),
 #         cirne (Cirne-Berman, 1,024 and 8,192 units x loads 0.85/0.9/0.95 x
-#         seeds 1-3: 18),
+#         seeds 1-3: 18), phi (Lublin with estimates=phi, the same 18),
 #         traces (every ../shared/traces/*.swf.gz x loads 0.5..0.95),
 #         all (lublin + traces), or TRACE@LOAD (one shared trace, e.g.
 #         NASA-iPSC-1993-3.1-cln@0.95)
@@ -48,6 +48,10 @@ tasks() {  # NAME|WORKLOAD|LOAD
         done; done; done; done ;;
   esac
   case "$1" in
+    phi)  # Lublin with Zhang et al.'s overestimation model, held out (issue 14)
+      for nodes in 1024 8192; do for load in 0.85 0.9 0.95; do for seed in ${SEEDS:-1 2 3}; do
+        echo "lublin-$nodes-$seed-phi@$load|model:lublin:jobs=100000:nodes=$nodes:seed=$seed:estimates=phi|$load"
+      done; done; done ;;
     cirne)  # a second workload model, held out from the design work (issue 14)
       for nodes in 1024 8192; do for load in 0.85 0.9 0.95; do for seed in ${SEEDS:-1 2 3}; do
         echo "cirne-$nodes-$seed@$load|model:cirne:jobs=100000:nodes=$nodes:seed=$seed|$load"
