@@ -32,6 +32,12 @@ Time FreeAt::kth(std::int64_t k) const {
   return kTimeInfinity;
 }
 
+std::int64_t FreeAt::units_by(Time t) const {
+  std::int64_t units = 0;
+  for (std::size_t i = head_; i < buckets_.size() && buckets_[i].at <= t; ++i) units += buckets_[i].units;
+  return units;
+}
+
 void FreeAt::place(std::int64_t k, Time end) {
   std::int64_t taken = 0;
   while (k > 0 && head_ < buckets_.size()) {
@@ -53,10 +59,22 @@ void FreeAt::place(std::int64_t k, Time end) {
 
 void FreeAt::add(Time at, std::int64_t units) {
   if (units <= 0) return;
-  // The first bucket after `at`: a branch-free binary search (the position
-  // is random, so a branching search mispredicts at every step).
+  // Half the additions of a replay are the latest free time (a job placed
+  // late in the list ends after every unit it leaves behind): append or
+  // merge without a search.
+  if (head_ == buckets_.size() || buckets_.back().at < at) {
+    buckets_.push_back({at, units});
+    return;
+  }
+  if (buckets_.back().at == at) {
+    buckets_.back().units += units;
+    return;
+  }
+  // The first bucket after `at`, before the last one: a branch-free binary
+  // search (the position is random, so a branching search mispredicts at
+  // every step).
   const Bucket* base = buckets_.data() + head_;
-  std::size_t n = buckets_.size() - head_;
+  std::size_t n = buckets_.size() - 1 - head_;
   while (n > 1) {
     const std::size_t half = n / 2;
     base = base[half].at <= at ? base + half : base;
@@ -68,8 +86,14 @@ void FreeAt::add(Time at, std::int64_t units) {
     buckets_[i - 1].units += units;
     return;
   }
-  if (i == head_ && head_ > 0) {  // room before the live part
-    buckets_[--head_] = {at, units};
+  // Make room on the shorter side: the consumed buckets before head_ are
+  // free storage, so the part before `i` can move one place down instead of
+  // the part after it moving up.
+  if (head_ > 0 && i - head_ <= buckets_.size() - i) {
+    std::move(buckets_.begin() + static_cast<std::ptrdiff_t>(head_), buckets_.begin() + static_cast<std::ptrdiff_t>(i),
+              buckets_.begin() + static_cast<std::ptrdiff_t>(head_) - 1);
+    --head_;
+    buckets_[i - 1] = {at, units};
     return;
   }
   buckets_.insert(buckets_.begin() + static_cast<std::ptrdiff_t>(i), {at, units});

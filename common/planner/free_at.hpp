@@ -34,6 +34,9 @@ class FreeAt {
   // The k-th smallest free time: when k units are free (kTimeInfinity if
   // k exceeds the capacity).
   Time kth(std::int64_t k) const;
+  // Units free at or before `t` (kth(k) <= t exactly when k <= units_by(t),
+  // for k >= 1).
+  std::int64_t units_by(Time t) const;
   // The k units free first are taken and become free at `end`.
   void place(std::int64_t k, Time end);
 

@@ -98,25 +98,39 @@ Time TabuPlan::first_running_end() const {
 }
 
 void TabuPlan::replay(std::vector<Entry>& list, std::size_t from, FreeAt& free,
-                      std::vector<TabuStartChange>* journal) const {
+                      std::vector<TabuStartChange>* journal, const int probe) const {
+  if (probe > 0) {
+    probe_start_.clear();
+    probe_fits_.clear();
+  }
   for (std::size_t i = from; i < list.size(); ++i) {
     Entry& e = list[i];
     const Time s = free.kth(e.size);
+    if (probe > 0) {
+      probe_start_.push_back(free.kth(probe));
+      probe_fits_.push_back(free.kth(probe + e.size) <= s ? 1 : 0);
+    }
     if (s != e.start) {
       if (journal) journal->push_back({e.user, e.submit, e.duration, e.start, s, e.size});
       e.start = s;
     }
     free.place(e.size, s + e.duration);
   }
+  if (probe > 0) probe_start_.push_back(free.kth(probe));
 }
 
 void TabuPlan::free_before(std::size_t pos, FreeAt& free) const {
   if (!marks_valid_) {
     marks_.resize(list_.size() / kMarkEvery + 1);
+    slack_.resize(list_.size());
+    fixed_point_ = true;
     free.assign(base());
     for (std::size_t i = 0; i < list_.size(); ++i) {
+      const Entry& e = list_[i];
       if (i % kMarkEvery == 0) marks_[i / kMarkEvery].assign(free);
-      free.place(list_[i].size, list_[i].start + list_[i].duration);
+      slack_[i] = free.units_by(e.start) - e.size;
+      if (free.kth(e.size) != e.start) fixed_point_ = false;
+      free.place(e.size, e.start + e.duration);
     }
     if (list_.size() % kMarkEvery == 0) marks_[list_.size() / kMarkEvery].assign(free);
     marks_valid_ = true;
@@ -124,6 +138,51 @@ void TabuPlan::free_before(std::size_t pos, FreeAt& free) const {
   free.assign(marks_[pos / kMarkEvery]);
   for (std::size_t i = pos - pos % kMarkEvery; i < pos; ++i)
     free.place(list_[i].size, list_[i].start + list_[i].duration);
+}
+
+std::pair<std::size_t, Time> TabuPlan::insertion_after_removal(std::size_t at, int size, Time duration,
+                                                               Time give_up) const {
+  // earliest_insert() steps a FreeAt through the list to learn two things
+  // per position m: X's start s_m there, and ok(m), whether X placed before m
+  // leaves m's start alone. Both are known here without stepping: ok(m) is
+  // size <= slack_[m] before the removed job (the prefix is list_'s) and
+  // probe_fits_ after it; s_m is probe_start_ after it and a kth() from the
+  // nearest mark before it. earliest_insert() answers the first position i
+  // whose first failing m lies at or after the first job starting at or
+  // after s_i + duration. On a fixed point, starts and s_m never decrease
+  // along the list (a placed job frees its units no earlier than it takes
+  // them), so position i fails exactly when its first failing f has start_f
+  // < s_i + duration; and when start_f < s_j + duration for an earlier
+  // tried j, it fails without computing s_i (s_i >= s_j). Most positions
+  // fail that way (on HPC2N, 127 of 132 tried positions per move). A
+  // give-up found at a position skipped so is found at the next one tried:
+  // its start is no smaller.
+  const std::vector<Entry>& list = candidate_;
+  const std::size_t n = list.size();
+  const auto fits = [&](std::size_t m) {
+    return m < at ? size <= slack_[m] : probe_fits_[m - at] != 0;
+  };
+  const auto start_at = [&](std::size_t i) {
+    if (i >= at) return probe_start_[i - at];
+    free_before(i, prefix_scan_);
+    return prefix_scan_.kth(size);
+  };
+  std::size_t i = 0;
+  std::size_t f = 0;  // the first position at or after i where X does not fit
+  bool bounded = false;
+  Time lower = 0;  // the start at the last position tried: s_i is no smaller
+  for (;;) {
+    f = std::max(f, i);
+    while (f < n && fits(f)) ++f;
+    if (!bounded || f == n || list[f].start >= lower + duration) {
+      const Time s = start_at(i);
+      if (s > give_up) return {n, s};  // every later position starts later still
+      if (f == n || list[f].start >= s + duration) return {i, s};
+      bounded = true;
+      lower = s;
+    }
+    i = f + 1;
+  }
 }
 
 std::pair<std::size_t, Time> TabuPlan::earliest_insert(const std::vector<Entry>& list, int size, Time duration,
@@ -431,25 +490,46 @@ TabuCriteria TabuPlan::criteria() const { return score_.criteria(waiting_sums())
 
 void TabuPlan::prepare() { score_.prepare(waiting_sums()); }
 
-TabuPlan::MoveResult TabuPlan::try_move(JobId id, Time now, bool safe) {
-  advance_to(now);
+std::size_t TabuPlan::remove_for_move(JobId id, bool& probed) {
   const auto at = static_cast<std::size_t>(
       std::find_if(list_.begin(), list_.end(), [id](const Entry& e) { return e.id == id; }) - list_.begin());
-  if (at == list_.size()) return MoveResult::Rejected;
-  Entry moved = list_[at];
-
-  // Remove, compress, re-insert at the earliest start (Algorithm 2, 10-12),
-  // on a copy of the list: the current plan stays as it is until the move is
-  // kept.
+  if (at == list_.size()) return at;
+  // Remove and compress (Algorithm 2, 10-11) on a copy of the list: the
+  // current plan stays as it is until the move is kept.
   candidate_.assign(list_.begin(), list_.begin() + static_cast<std::ptrdiff_t>(at));
   candidate_.insert(candidate_.end(), list_.begin() + static_cast<std::ptrdiff_t>(at) + 1, list_.end());
   // The jobs before the removed one keep their starts: replay from there.
   journal_.clear();
   free_before(at, scan_);
-  replay(candidate_, at, scan_, &journal_);
-  // Safe mode: once the job could only start after its promise, the move
-  // is refused; the insertion pass stops there.
-  const auto [to, s] = earliest_insert(candidate_, moved.size, moved.duration, safe ? moved.promise : kTimeInfinity);
+  probed = fixed_point_ && list_[at].size > 0;
+  replay(candidate_, at, scan_, &journal_, probed ? list_[at].size : 0);
+  return at;
+}
+
+TabuPlan::MoveInsertions TabuPlan::move_insertions(JobId id, Time now, bool safe) {
+  advance_to(now);
+  MoveInsertions out;
+  const std::size_t at = remove_for_move(id, out.probed);
+  if (at == list_.size()) return out;
+  const Entry& moved = list_[at];
+  out.give_up = safe ? moved.promise : kTimeInfinity;
+  out.by_scan = earliest_insert(candidate_, moved.size, moved.duration, out.give_up);
+  if (out.probed) out.by_probe = insertion_after_removal(at, moved.size, moved.duration, out.give_up);
+  return out;
+}
+
+TabuPlan::MoveResult TabuPlan::try_move(JobId id, Time now, bool safe) {
+  advance_to(now);
+  bool probed = false;
+  const std::size_t at = remove_for_move(id, probed);
+  if (at == list_.size()) return MoveResult::Rejected;
+  Entry moved = list_[at];
+  // Re-insert at the earliest start (Algorithm 2, 12). Safe mode: once the
+  // job could only start after its promise, the move is refused; the
+  // insertion pass stops there.
+  const Time give_up = safe ? moved.promise : kTimeInfinity;
+  const auto [to, s] = probed ? insertion_after_removal(at, moved.size, moved.duration, give_up)
+                              : earliest_insert(candidate_, moved.size, moved.duration, give_up);
   if (safe && s > moved.promise) return MoveResult::Unsafe;
   if (s != moved.start) journal_.push_back({moved.user, moved.submit, moved.duration, moved.start, s, moved.size});
   if (journal_.empty()) return MoveResult::Rejected;  // the same plan: scores 0

@@ -143,6 +143,18 @@ class TabuPlan {
   // compress, re-insert at the earliest start, all on a copy of the list.
   // Unsafe: `safe` and the job would start after its promise.
   MoveResult try_move(JobId id, Time now, bool safe);
+  // For tests: where try_move(id, now, safe) re-inserts listed job `id`
+  // (position in the list without it, start), by the spec's scan
+  // (earliest_insert) and, when the list is a fixed point (`probed`), by
+  // insertion_after_removal(). Past the give-up (a safe move's promise)
+  // only "some start after it" is specified. The plan does not change.
+  struct MoveInsertions {
+    std::pair<std::size_t, Time> by_scan;
+    std::pair<std::size_t, Time> by_probe;
+    bool probed = false;
+    Time give_up = kTimeInfinity;
+  };
+  MoveInsertions move_insertions(JobId id, Time now, bool safe);
 
   // The jobs the search can move (waiting, not starting), in no fixed order.
   const std::vector<JobId>& movable() const { return movable_; }
@@ -169,12 +181,24 @@ class TabuPlan {
   const FreeAt& base() const;
   // Replays `list` from position `from` on, `free` holding the units' free
   // times before that position: sets every start, journals the changes (if
-  // `journal`).
-  void replay(std::vector<Entry>& list, std::size_t from, FreeAt& free, std::vector<TabuStartChange>* journal) const;
+  // `journal`). With `probe` > 0 it also records, for a job of that size,
+  // what insertion_after_removal() reads (probe_start_, probe_fits_).
+  void replay(std::vector<Entry>& list, std::size_t from, FreeAt& free, std::vector<TabuStartChange>* journal,
+              int probe = 0) const;
   // The free times before position `pos` of the current list, into `free`
   // (from the nearest mark: the prefix of a list that did not change is not
-  // replayed again).
+  // replayed again). Rebuilding the marks also sets slack_ and fixed_point_.
   void free_before(std::size_t pos, FreeAt& free) const;
+  // earliest_insert(candidate_, size, duration, give_up) for a move: candidate_
+  // is list_ without position `at`, replayed from `at` with probe = size, and
+  // list_ is a fixed point (fixed_point_). The same answer without stepping
+  // a FreeAt through the list (see there).
+  std::pair<std::size_t, Time> insertion_after_removal(std::size_t at, int size, Time duration, Time give_up) const;
+  // A move's first half: candidate_ is list_ without `id`, replayed from its
+  // position (journal_ holds the changed starts), with the probe for the
+  // job's insertion when list_ is a fixed point (`probed`). Returns the
+  // position, list_.size() if `id` is not listed.
+  std::size_t remove_for_move(JobId id, bool& probed);
   // Where a job of `size` x `duration` goes in `list` and when it starts
   // (spec 2.4, exact). Stops early, with some start after `give_up`, once
   // the start would be later than that.
@@ -237,6 +261,17 @@ class TabuPlan {
   static constexpr std::size_t kMarkEvery = 32;
   mutable std::vector<FreeAt> marks_;
   mutable bool marks_valid_ = false;
+  // Built with the marks: per position, the units free by the job's start
+  // beyond its own size (a job of size k placed before it delays it iff k >
+  // slack); and whether every start is the replay's (list_ is a fixed point).
+  mutable std::vector<std::int64_t> slack_;
+  mutable bool fixed_point_ = false;
+  // replay()'s probe over positions from..n of the candidate: the probe
+  // job's start before each position (and after the last), and whether it
+  // fits before each position without delaying that job.
+  mutable std::vector<Time> probe_start_;
+  mutable std::vector<unsigned char> probe_fits_;
+  mutable FreeAt prefix_scan_;
 
   // Scratch reused by every move (no allocation per iteration).
   std::vector<Entry> candidate_;

@@ -57,6 +57,10 @@ TEST(FreeAt, EqualsOneValuePerUnitOnRandomOperations) {
       f.place(k, end);
       for (int i = 0; i < k; ++i) brute[static_cast<std::size_t>(i)] = end;
       std::sort(brute.begin(), brute.end());
+      if (step % 10 == 0) {  // every rank, so an addition misplaced anywhere shows
+        for (int q = 1; q <= units; ++q)
+          ASSERT_EQ(f.kth(q), brute[static_cast<std::size_t>(q - 1)]) << "trial " << trial << " step " << step;
+      }
       if (step % 50 == 0) {  // a copy is the same multiset
         copy.assign(f);
         for (int q = 1; q <= units; q += 7) ASSERT_EQ(copy.kth(q), f.kth(q));

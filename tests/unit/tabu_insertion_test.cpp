@@ -1,7 +1,8 @@
 // Tabu's insertion read off the availability profile (issue 17) equals the
-// spec's list scan, and a batch of insertions equals one insertion after
-// another, on random plans driven through what the policy does to them:
-// starts, early ends, withdrawals, compressions, search moves.
+// spec's list scan, a batch of insertions equals one insertion after
+// another, and a search move's re-insertion read off the replay's probe
+// equals the scan, on random plans driven through what the policy does to
+// them: starts, early ends, withdrawals, compressions, search moves.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -40,6 +41,9 @@ struct Counts {
   int tied = 0;            // ... of which a listed job starts at the same time
   int batches = 0;         // insert_all vs one by one
   int kept_moves = 0;
+  int move_probes = 0;     // a move's insertion: probe vs scan compared
+  int move_inside = 0;     // ... of which the job went before some listed job
+  int move_gave_up = 0;    // ... of which a safe move passed its promise
   int early_ends = 0;
 };
 
@@ -136,7 +140,21 @@ void drive(std::uint64_t seed, int steps, Counts& n) {
       for (int m = 0; m < 8; ++m) {
         const std::vector<JobId>& movable = plan.movable();
         const JobId id = movable[static_cast<std::size_t>(uniform(0, static_cast<long long>(movable.size()) - 1))];
-        n.kept_moves += plan.try_move(id, now, uniform(0, 2) == 0) == TabuPlan::MoveResult::Kept;
+        const bool safe = uniform(0, 2) == 0;
+        const TabuPlan::MoveInsertions in = plan.move_insertions(id, now, safe);
+        if (in.probed) {
+          const std::string what = where + " move " + std::to_string(m) + " of job " + std::to_string(id);
+          if (in.by_scan.second > in.give_up) {  // gave up: some start after the promise
+            ASSERT_GT(in.by_probe.second, in.give_up) << what;
+            ASSERT_EQ(in.by_probe.first, in.by_scan.first) << what;
+            ++n.move_gave_up;
+          } else {
+            ASSERT_EQ(in.by_probe, in.by_scan) << what;
+          }
+          ++n.move_probes;
+          n.move_inside += in.by_scan.first + 1 < plan.entries().size();
+        }
+        n.kept_moves += plan.try_move(id, now, safe) == TabuPlan::MoveResult::Kept;
       }
       ASSERT_TRUE(plan.consistent()) << where;
     }
@@ -158,8 +176,12 @@ TEST(TabuInsertion, ProfileEqualsTheListScanAndBatchesEqualSingleInsertions) {
   EXPECT_GT(n.batches, 2000);
   EXPECT_GT(n.kept_moves, 200);
   EXPECT_GT(n.early_ends, 200);
-  std::printf("probes %d inside %d tied %d batches %d kept moves %d early ends %d\n", n.probes, n.inside, n.tied,
-              n.batches, n.kept_moves, n.early_ends);
+  EXPECT_GT(n.move_probes, 5000);
+  EXPECT_GT(n.move_inside, 1000);
+  EXPECT_GT(n.move_gave_up, 100);
+  std::printf("probes %d inside %d tied %d batches %d kept moves %d early ends %d move probes %d inside %d gave up %d\n",
+              n.probes, n.inside, n.tied, n.batches, n.kept_moves, n.early_ends, n.move_probes, n.move_inside,
+              n.move_gave_up);
 }
 
 // A plan where the running jobs hold more units than the machine (the
