@@ -162,9 +162,17 @@ std::pair<std::size_t, Time> TabuPlan::insertion_after_removal(std::size_t at, i
   const auto fits = [&](std::size_t m) {
     return m < at ? size <= slack_[m] : probe_fits_[m - at] != 0;
   };
+  std::size_t scanned = n + 1;  // prefix_scan_ holds the free times before this position
   const auto start_at = [&](std::size_t i) {
     if (i >= at) return probe_start_[i - at];
-    free_before(i, prefix_scan_);
+    // From i's mark, or on from the last position tried when that is
+    // nearer: the prefix is stepped through at most once.
+    if (scanned > i || i - scanned > i % kMarkEvery) {
+      free_before(i, prefix_scan_);
+    } else {
+      for (; scanned < i; ++scanned) prefix_scan_.place(list_[scanned].size, list_[scanned].start + list_[scanned].duration);
+    }
+    scanned = i;
     return prefix_scan_.kth(size);
   };
   std::size_t i = 0;
