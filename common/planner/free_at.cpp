@@ -32,6 +32,21 @@ Time FreeAt::kth(std::int64_t k) const {
   return kTimeInfinity;
 }
 
+FreeAt::KthOfTwo FreeAt::kth_of_two(std::int64_t a, std::int64_t b) const {
+  // Each rank's bucket is found walking on from the previous (smaller) one.
+  std::size_t i = head_;
+  std::int64_t before = 0;  // units in the buckets before i
+  const auto walk_to = [&](std::int64_t k) {
+    while (i < buckets_.size() && before + buckets_[i].units < k) before += buckets_[i++].units;
+    return i < buckets_.size() ? buckets_[i].at : kTimeInfinity;
+  };
+  const std::int64_t low = std::min(a, b);
+  const Time at_low = walk_to(low);
+  const Time at_high = walk_to(std::max(a, b));
+  const Time at_sum = walk_to(a + b);
+  return a == low ? KthOfTwo{at_low, at_high, at_sum} : KthOfTwo{at_high, at_low, at_sum};
+}
+
 std::int64_t FreeAt::units_by(Time t) const {
   std::int64_t units = 0;
   for (std::size_t i = head_; i < buckets_.size() && buckets_[i].at <= t; ++i) units += buckets_[i].units;

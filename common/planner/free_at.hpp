@@ -34,6 +34,11 @@ class FreeAt {
   // The k-th smallest free time: when k units are free (kTimeInfinity if
   // k exceeds the capacity).
   Time kth(std::int64_t k) const;
+  // kth(a), kth(b) and kth(a + b) in one walk.
+  struct KthOfTwo {
+    Time a, b, sum;
+  };
+  KthOfTwo kth_of_two(std::int64_t a, std::int64_t b) const;
   // Units free at or before `t` (kth(k) <= t exactly when k <= units_by(t),
   // for k >= 1).
   std::int64_t units_by(Time t) const;

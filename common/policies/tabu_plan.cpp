@@ -105,10 +105,14 @@ void TabuPlan::replay(std::vector<Entry>& list, std::size_t from, FreeAt& free,
   }
   for (std::size_t i = from; i < list.size(); ++i) {
     Entry& e = list[i];
-    const Time s = free.kth(e.size);
+    Time s;
     if (probe > 0) {
-      probe_start_.push_back(free.kth(probe));
-      probe_fits_.push_back(free.kth(probe + e.size) <= s ? 1 : 0);
+      const FreeAt::KthOfTwo k = free.kth_of_two(e.size, probe);
+      s = k.a;
+      probe_start_.push_back(k.b);
+      probe_fits_.push_back(k.sum <= s ? 1 : 0);
+    } else {
+      s = free.kth(e.size);
     }
     if (s != e.start) {
       if (journal) journal->push_back({e.user, e.submit, e.duration, e.start, s, e.size});

@@ -52,6 +52,11 @@ TEST(FreeAt, EqualsOneValuePerUnitOnRandomOperations) {
     for (int step = 0; step < 400; ++step) {
       const int k = std::uniform_int_distribution<int>(1, units)(rng);
       ASSERT_EQ(f.kth(k), brute[static_cast<std::size_t>(k - 1)]) << "trial " << trial << " step " << step;
+      const int other = std::uniform_int_distribution<int>(0, units)(rng);
+      const FreeAt::KthOfTwo two = f.kth_of_two(k, other);
+      ASSERT_EQ(two.a, f.kth(k)) << "trial " << trial << " step " << step;
+      ASSERT_EQ(two.b, f.kth(other)) << "trial " << trial << " step " << step << " rank " << other;
+      ASSERT_EQ(two.sum, f.kth(k + other)) << "trial " << trial << " step " << step << " ranks " << k << "+" << other;
       const Time start = brute[static_cast<std::size_t>(k - 1)];
       const Time end = start + std::uniform_int_distribution<Time>(1, 500)(rng);
       f.place(k, end);
