@@ -98,29 +98,33 @@ Time TabuPlan::first_running_end() const {
 }
 
 void TabuPlan::replay(std::vector<Entry>& list, std::size_t from, FreeAt& free,
-                      std::vector<TabuStartChange>* journal, const int probe) const {
-  if (probe > 0) {
-    probe_start_.clear();
-    probe_fits_.clear();
-  }
+                      std::vector<TabuStartChange>* journal) const {
   for (std::size_t i = from; i < list.size(); ++i) {
     Entry& e = list[i];
-    Time s;
-    if (probe > 0) {
-      const FreeAt::KthOfTwo k = free.kth_of_two(e.size, probe);
-      s = k.a;
-      probe_start_.push_back(k.b);
-      probe_fits_.push_back(k.sum <= s ? 1 : 0);
-    } else {
-      s = free.kth(e.size);
-    }
+    const Time s = free.kth(e.size);
     if (s != e.start) {
       if (journal) journal->push_back({e.user, e.submit, e.duration, e.start, s, e.size});
       e.start = s;
     }
     free.place(e.size, s + e.duration);
   }
-  if (probe > 0) probe_start_.push_back(free.kth(probe));
+}
+
+void TabuPlan::replay_probing(std::size_t until, int size, Time stop_past) {
+  const std::size_t n = candidate_.size();
+  while (probed_to_ < until) {
+    Entry& e = candidate_[probed_to_++];
+    const FreeAt::KthOfTwo k = scan_.kth_of_two(e.size, size);
+    probe_start_.push_back(k.b);
+    probe_fits_.push_back(k.sum <= k.a ? 1 : 0);
+    if (k.a != e.start) {
+      journal_.push_back({e.user, e.submit, e.duration, e.start, k.a, e.size});
+      e.start = k.a;
+    }
+    scan_.place(e.size, k.a + e.duration);
+    if (k.b > stop_past) return;
+  }
+  if (probed_to_ == n && probe_start_.size() == n - probe_from_) probe_start_.push_back(scan_.kth(size));
 }
 
 void TabuPlan::free_before(std::size_t pos, FreeAt& free) const {
@@ -145,7 +149,15 @@ void TabuPlan::free_before(std::size_t pos, FreeAt& free) const {
 }
 
 std::pair<std::size_t, Time> TabuPlan::insertion_after_removal(std::size_t at, int size, Time duration,
-                                                               Time give_up) const {
+                                                               Time give_up) {
+  // Without a give-up the replay went to the end: no position read needs it
+  // taken on (a separate loop, as that check costs the scan a third more).
+  return give_up == kTimeInfinity ? scan_after_removal<false>(at, size, duration, give_up)
+                                  : scan_after_removal<true>(at, size, duration, give_up);
+}
+
+template <bool kLazy>
+std::pair<std::size_t, Time> TabuPlan::scan_after_removal(std::size_t at, int size, Time duration, Time give_up) {
   // earliest_insert() steps a FreeAt through the list to learn two things
   // per position m: X's start s_m there, and ok(m), whether X placed before m
   // leaves m's start alone. Both are known here without stepping: ok(m) is
@@ -163,12 +175,22 @@ std::pair<std::size_t, Time> TabuPlan::insertion_after_removal(std::size_t at, i
   // its start is no smaller.
   const std::vector<Entry>& list = candidate_;
   const std::size_t n = list.size();
+  std::size_t probed = probed_to_;  // probed_to_, kept in a register
+  const auto probe_through = [&](std::size_t until) {
+    replay_probing(until, size, kTimeInfinity);
+    probed = probed_to_;
+  };
   const auto fits = [&](std::size_t m) {
-    return m < at ? size <= slack_[m] : probe_fits_[m - at] != 0;
+    if (m < at) return size <= slack_[m];
+    if (kLazy && m >= probed) probe_through(m + 1);
+    return probe_fits_[m - at] != 0;
   };
   std::size_t scanned = n + 1;  // prefix_scan_ holds the free times before this position
   const auto start_at = [&](std::size_t i) {
-    if (i >= at) return probe_start_[i - at];
+    if (i >= at) {
+      if (kLazy && (i >= probed || i == n)) probe_through(std::min(i + 1, n));
+      return probe_start_[i - at];
+    }
     // From i's mark, or on from the last position tried when that is
     // nearer: the prefix is stepped through at most once.
     if (scanned > i || i - scanned > i % kMarkEvery) {
@@ -184,12 +206,22 @@ std::pair<std::size_t, Time> TabuPlan::insertion_after_removal(std::size_t at, i
   bool bounded = false;
   Time lower = 0;  // the start at the last position tried: s_i is no smaller
   for (;;) {
+    // After the removed job a position's start is a look-up: a safe move
+    // gives up at the first position tried past its promise, as the scan
+    // does, and the replay need not go further.
+    if (kLazy && i >= at) {
+      const Time s = start_at(i);
+      if (s > give_up) return {n, s};
+    }
     f = std::max(f, i);
     while (f < n && fits(f)) ++f;
     if (!bounded || f == n || list[f].start >= lower + duration) {
       const Time s = start_at(i);
       if (s > give_up) return {n, s};  // every later position starts later still
-      if (f == n || list[f].start >= s + duration) return {i, s};
+      if (f == n || list[f].start >= s + duration) {
+        if (kLazy && probed < n) probe_through(n);  // the rest of the journal
+        return {i, s};
+      }
       bounded = true;
       lower = s;
     }
@@ -502,7 +534,7 @@ TabuCriteria TabuPlan::criteria() const { return score_.criteria(waiting_sums())
 
 void TabuPlan::prepare() { score_.prepare(waiting_sums()); }
 
-std::size_t TabuPlan::remove_for_move(JobId id, bool& probed) {
+std::size_t TabuPlan::remove_for_move(JobId id, bool safe, bool& probed) {
   const auto at = static_cast<std::size_t>(
       std::find_if(list_.begin(), list_.end(), [id](const Entry& e) { return e.id == id; }) - list_.begin());
   if (at == list_.size()) return at;
@@ -514,26 +546,38 @@ std::size_t TabuPlan::remove_for_move(JobId id, bool& probed) {
   journal_.clear();
   free_before(at, scan_);
   probed = fixed_point_ && list_[at].size > 0;
-  replay(candidate_, at, scan_, &journal_, probed ? list_[at].size : 0);
+  if (!probed) {
+    replay(candidate_, at, scan_, &journal_);
+    return at;
+  }
+  probe_start_.clear();
+  probe_fits_.clear();
+  probe_from_ = probed_to_ = at;
+  // A safe move stops where the job would start after its promise: the
+  // insertion gives up there unless it reads further (replay_probing()).
+  replay_probing(candidate_.size(), list_[at].size, safe ? list_[at].promise : kTimeInfinity);
   return at;
 }
 
 TabuPlan::MoveInsertions TabuPlan::move_insertions(JobId id, Time now, bool safe) {
   advance_to(now);
   MoveInsertions out;
-  const std::size_t at = remove_for_move(id, out.probed);
+  const std::size_t at = remove_for_move(id, safe, out.probed);
   if (at == list_.size()) return out;
   const Entry& moved = list_[at];
   out.give_up = safe ? moved.promise : kTimeInfinity;
+  if (out.probed) {
+    out.by_probe = insertion_after_removal(at, moved.size, moved.duration, out.give_up);
+    replay(candidate_, probed_to_, scan_, &journal_);  // the rest, after a give-up
+  }
   out.by_scan = earliest_insert(candidate_, moved.size, moved.duration, out.give_up);
-  if (out.probed) out.by_probe = insertion_after_removal(at, moved.size, moved.duration, out.give_up);
   return out;
 }
 
 TabuPlan::MoveResult TabuPlan::try_move(JobId id, Time now, bool safe) {
   advance_to(now);
   bool probed = false;
-  const std::size_t at = remove_for_move(id, probed);
+  const std::size_t at = remove_for_move(id, safe, probed);
   if (at == list_.size()) return MoveResult::Rejected;
   Entry moved = list_[at];
   // Re-insert at the earliest start (Algorithm 2, 12). Safe mode: once the

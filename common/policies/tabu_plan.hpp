@@ -181,24 +181,35 @@ class TabuPlan {
   const FreeAt& base() const;
   // Replays `list` from position `from` on, `free` holding the units' free
   // times before that position: sets every start, journals the changes (if
-  // `journal`). With `probe` > 0 it also records, for a job of that size,
-  // what insertion_after_removal() reads (probe_start_, probe_fits_).
-  void replay(std::vector<Entry>& list, std::size_t from, FreeAt& free, std::vector<TabuStartChange>* journal,
-              int probe = 0) const;
+  // `journal`).
+  void replay(std::vector<Entry>& list, std::size_t from, FreeAt& free, std::vector<TabuStartChange>* journal) const;
+  // A move's replay of candidate_ (scan_, journal_) on from probed_to_ up to
+  // position `until`, recording for a job of `size` what
+  // insertion_after_removal() reads (probe_start_, probe_fits_); stops after
+  // a position where that job's start passes `stop_past`. Reaching the end
+  // also records its start after the last position.
+  void replay_probing(std::size_t until, int size, Time stop_past);
   // The free times before position `pos` of the current list, into `free`
   // (from the nearest mark: the prefix of a list that did not change is not
   // replayed again). Rebuilding the marks also sets slack_ and fixed_point_.
   void free_before(std::size_t pos, FreeAt& free) const;
   // earliest_insert(candidate_, size, duration, give_up) for a move: candidate_
-  // is list_ without position `at`, replayed from `at` with probe = size, and
-  // list_ is a fixed point (fixed_point_). The same answer without stepping
-  // a FreeAt through the list (see there).
-  std::pair<std::size_t, Time> insertion_after_removal(std::size_t at, int size, Time duration, Time give_up) const;
+  // is list_ without position `at`, replayed from `at` by replay_probing()
+  // for this size, and list_ is a fixed point (fixed_point_). The same
+  // answer without stepping a FreeAt through the list (see there); the
+  // replay is taken on as far as the answer needs, to the end unless it
+  // gives up.
+  std::pair<std::size_t, Time> insertion_after_removal(std::size_t at, int size, Time duration, Time give_up);
+  // Its scan; kLazy: the replay may stop short and is taken on as read.
+  template <bool kLazy>
+  std::pair<std::size_t, Time> scan_after_removal(std::size_t at, int size, Time duration, Time give_up);
   // A move's first half: candidate_ is list_ without `id`, replayed from its
   // position (journal_ holds the changed starts), with the probe for the
-  // job's insertion when list_ is a fixed point (`probed`). Returns the
+  // job's insertion when list_ is a fixed point (`probed`): then a `safe`
+  // move's replay stops where the job would start after its promise, and
+  // insertion_after_removal() takes it on as far as it reads. Returns the
   // position, list_.size() if `id` is not listed.
-  std::size_t remove_for_move(JobId id, bool& probed);
+  std::size_t remove_for_move(JobId id, bool safe, bool& probed);
   // Where a job of `size` x `duration` goes in `list` and when it starts
   // (spec 2.4, exact). Stops early, with some start after `give_up`, once
   // the start would be later than that.
@@ -266,12 +277,14 @@ class TabuPlan {
   // slack); and whether every start is the replay's (list_ is a fixed point).
   mutable std::vector<std::int64_t> slack_;
   mutable bool fixed_point_ = false;
-  // replay()'s probe over positions from..n of the candidate: the probe
-  // job's start before each position (and after the last), and whether it
-  // fits before each position without delaying that job.
-  mutable std::vector<Time> probe_start_;
-  mutable std::vector<unsigned char> probe_fits_;
-  mutable FreeAt prefix_scan_;
+  // replay_probing()'s record over the replayed positions from probe_from_
+  // of the candidate: the moved job's start before each position (and after
+  // the last), and whether it fits before each without delaying that job.
+  std::vector<Time> probe_start_;
+  std::vector<unsigned char> probe_fits_;
+  std::size_t probe_from_ = 0;  // the removed job's position: the probe's first
+  std::size_t probed_to_ = 0;   // positions probe_from_.. before this one are replayed
+  FreeAt prefix_scan_;
 
   // Scratch reused by every move (no allocation per iteration).
   std::vector<Entry> candidate_;
