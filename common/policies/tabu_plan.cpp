@@ -124,7 +124,8 @@ void TabuPlan::replay_probing(std::size_t until, int size, Time stop_past) {
     scan_.place(e.size, k.a + e.duration);
     if (k.b > stop_past) return;
   }
-  if (probed_to_ == n && probe_start_.size() == n - probe_from_) probe_start_.push_back(scan_.kth(size));
+  // One start per replayed position, and one more once the end is reached.
+  if (probed_to_ == n && probe_start_.size() == probe_fits_.size()) probe_start_.push_back(scan_.kth(size));
 }
 
 void TabuPlan::free_before(std::size_t pos, FreeAt& free) const {
@@ -552,7 +553,7 @@ std::size_t TabuPlan::remove_for_move(JobId id, bool safe, bool& probed) {
   }
   probe_start_.clear();
   probe_fits_.clear();
-  probe_from_ = probed_to_ = at;
+  probed_to_ = at;
   // A safe move stops where the job would start after its promise: the
   // insertion gives up there unless it reads further (replay_probing()).
   replay_probing(candidate_.size(), list_[at].size, safe ? list_[at].promise : kTimeInfinity);

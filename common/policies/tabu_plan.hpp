@@ -277,13 +277,13 @@ class TabuPlan {
   // slack); and whether every start is the replay's (list_ is a fixed point).
   mutable std::vector<std::int64_t> slack_;
   mutable bool fixed_point_ = false;
-  // replay_probing()'s record over the replayed positions from probe_from_
-  // of the candidate: the moved job's start before each position (and after
-  // the last), and whether it fits before each without delaying that job.
+  // replay_probing()'s record over the replayed positions of the candidate
+  // from the removed job's: the moved job's start before each position (and
+  // after the last), and whether it fits before each without delaying that
+  // job.
   std::vector<Time> probe_start_;
   std::vector<unsigned char> probe_fits_;
-  std::size_t probe_from_ = 0;  // the removed job's position: the probe's first
-  std::size_t probed_to_ = 0;   // positions probe_from_.. before this one are replayed
+  std::size_t probed_to_ = 0;  // the candidate's positions before this one are replayed
   FreeAt prefix_scan_;
 
   // Scratch reused by every move (no allocation per iteration).
