@@ -35,7 +35,7 @@ bool TabuPolicy::finish_pending_search(Time now) {
   return true;
 }
 
-bool TabuPolicy::apply_events(const Snapshot& snapshot, bool& freed, bool searched) {
+bool TabuPolicy::apply_events(const Snapshot& snapshot, bool& replan, bool searched) {
   const Time now = snapshot.now;
   for (const SnapshotEvent& ev : snapshot.events) {
     switch (ev.kind) {
@@ -45,22 +45,36 @@ bool TabuPolicy::apply_events(const Snapshot& snapshot, bool& freed, bool search
         if (!plan_.start_planned(ev.job, ev.start)) return false;
         break;
       case SnapshotEvent::Kind::Ended:
-        if (!plan_.end_running(ev.job, now, freed)) return false;
+        if (!plan_.end_running(ev.job, now, replan)) return false;
         break;
       case SnapshotEvent::Kind::Withdrawn:
-        if (plan_.remove(ev.job)) freed = true;
+        if (plan_.remove(ev.job)) replan = true;
         break;
       case SnapshotEvent::Kind::Suspended:
       case SnapshotEvent::Kind::Resumed:
         return false;  // not a space-sharing event: rebuild from the snapshot
     }
   }
-  // A running job past its expected end (an overrun), or a start that was
-  // not carried out: the plan no longer matches the cluster. After a search
-  // run as of an earlier time, a start before now is the search's: the
-  // compression in step() moves it to now.
-  if (plan_.first_running_end() <= now) return false;
-  if (!searched && plan_.first_start() < now) return false;
+  // The plan still holds for what the cluster did, but it may be out of
+  // date: a reservation came due between two steps (no step at its start:
+  // the job can start now, on the units the plan kept for it), or a running
+  // job is past its expected end (an overrun: Slurm ends it at its limit, up
+  // to a minute or so later; it holds its units a second longer, as a plan
+  // rebuilt from the snapshot would expect). The compression in step()
+  // replays the list over that: the plan a rebuild makes, without
+  // rebuilding the list and its indexes (a live site sees one of these
+  // every few steps). After a search run as of an earlier time, a start
+  // before now is the search's, compressed anyway. A decided start that was
+  // not carried out (still waiting for its Started event) is a plan that
+  // no longer matches the cluster: rebuild, which drops the decision.
+  const bool due_between = !searched && plan_.first_start() < now;
+  const bool overrun = plan_.first_running_end() <= now;
+  if (due_between || overrun) {
+    if (plan_.movable().size() != plan_.planned()) return false;
+    if (overrun) plan_.extend_overruns(now);
+    plan_.order_movable_as_listed();  // the order a rebuild gives the search
+    replan = true;
+  }
   return true;
 }
 

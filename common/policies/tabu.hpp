@@ -83,7 +83,9 @@ class TabuPolicy final : public Policy {
     if (options_.live_limit <= 0) return options_.time_limit;
     return std::min(options_.time_limit, options_.live_limit);
   }
-  bool apply_events(const Snapshot& snapshot, bool& freed, bool searched);
+  // Applies the snapshot's events to the plan; false when it must be rebuilt
+  // from the snapshot. Sets `replan` when the plan must be compressed.
+  bool apply_events(const Snapshot& snapshot, bool& replan, bool searched);
   bool finish_pending_search(Time now);
   void rebuild(const Snapshot& snapshot);
 

@@ -97,6 +97,35 @@ Time TabuPlan::first_running_end() const {
   return running_by_end_.empty() ? kTimeInfinity : running_by_end_.begin()->first;
 }
 
+bool TabuPlan::extend_overruns(Time now) {
+  bool extended = false;
+  while (!running_by_end_.empty() && running_by_end_.begin()->first <= now) {
+    const JobId id = running_by_end_.begin()->second;
+    running_by_end_.erase(running_by_end_.begin());
+    Running& r = running_.at(id);
+    r.end = now + 1;
+    running_by_end_.insert({r.end, id});
+    shift_profile(now_, r.end - now_, r.size, -1);  // its units were free from its old end on
+    extended = true;
+  }
+  if (extended) {
+    base_dirty_ = true;
+    marks_valid_ = false;
+    if (!list_.empty()) replayed_ = false;
+  }
+  return extended;
+}
+
+void TabuPlan::order_movable_as_listed() {
+  std::size_t at = 0;
+  for (const Entry& e : list_) {
+    if (e.starting) continue;
+    movable_[at] = e.id;
+    movable_at_[e.id] = at;
+    ++at;
+  }
+}
+
 void TabuPlan::replay(std::vector<Entry>& list, std::size_t from, FreeAt& free,
                       std::vector<TabuStartChange>* journal) const {
   for (std::size_t i = from; i < list.size(); ++i) {

@@ -73,6 +73,15 @@ class TabuPlan {
   bool is_running(JobId id) const { return running_.count(id) != 0; }
   // Earliest end expected among running jobs (kTimeInfinity if none).
   Time first_running_end() const;
+  // Every running job whose expected end is at or before `now` (it overran
+  // its estimate; Slurm has not ended it yet) is expected to end at now + 1,
+  // as a plan built from the snapshot expects it (RunningJob::expected_end).
+  // Returns whether any did; then the plan must be compressed. Call after
+  // advance_to(now).
+  bool extend_overruns(Time now);
+  // Puts the movable jobs in list order, the order a plan built by append()
+  // has them in (the search picks its moves by that order).
+  void order_movable_as_listed();
 
   // Conservative insertion: the earliest start that delays no reservation
   // (the job goes into the list before the first job it must precede).

@@ -5,12 +5,14 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <random>
 #include <tuple>
 #include <unordered_map>
 
 #include "metrics/summary.hpp"
+#include "model/snapshot_diff.hpp"
 #include "policies/bf_fair.hpp"
 #include "policy/registry.hpp"
 #include "sim/invariants.hpp"
@@ -263,6 +265,146 @@ TEST(TabuMove, IncrementalCriteriaMatchRecountOnRandomPlans) {
     }
     EXPECT_GT(kept, 0) << "trial " << trial;
   }
+}
+
+// A running job past its expected end (an overrun), or a step later than a
+// reservation's start, is planned in place (TabuPolicy::apply_events):
+// extend_overruns, order_movable_as_listed, compress. That must be the plan
+// a rebuild from the snapshot makes, as TabuPolicy did before (reset,
+// add_running at the expected ends, append in list order with the promises,
+// compress): the same starts, promises, criteria and the movable order the
+// search draws its moves from.
+TEST(TabuPlanInPlace, OverrunsAndLateStepsPlanAsARebuildDoes) {
+  std::mt19937_64 rng(41);
+  int overrun_rounds = 0, late_rounds = 0;
+  for (int round = 0; round < 300; ++round) {
+    const int cap = 8 + static_cast<int>(rng() % 24);
+    std::uniform_int_distribution<int> user(1, 5);
+    std::uniform_int_distribution<Time> estimate(5, 120);
+    TabuPlan plan(cap, 0);
+    struct Run {
+      Job job;
+      Time start;
+    };
+    std::vector<Run> running;
+    JobId id = 1;
+    for (int used = 0; used < cap - 2;) {
+      const int size = 1 + static_cast<int>(rng() % static_cast<std::uint64_t>(std::min(6, cap - 2 - used)));
+      const Job j = job(id++, -60, size, estimate(rng), -1, user(rng));
+      const Time start = -static_cast<Time>(rng() % 30);
+      running.push_back({j, start});
+      plan.add_running(j, start, start + j.estimate);
+      used += size;
+    }
+    std::vector<Job> queue;
+    for (int k = 0; k < 30; ++k) {
+      queue.push_back(job(id++, -static_cast<Time>(rng() % 50), 1 + static_cast<int>(rng() % cap), estimate(rng), -1,
+                          user(rng)));
+      plan.insert(queue.back(), 0);
+    }
+    plan.confirm_promises();
+    // Kept moves and a withdrawal reorder the movable jobs (swap removal).
+    plan.prepare();
+    for (int k = 0; k < 40; ++k) plan.try_move(plan.movable()[rng() % plan.movable().size()], 0, k % 2 == 0);
+    plan.remove(queue[rng() % queue.size()].id);
+    // Some running jobs end (early or on time), the rest may overrun.
+    const Time now = 1 + static_cast<Time>(rng() % 100);
+    for (std::size_t k = 0; k < running.size();) {
+      if (rng() % 3 == 0) {
+        bool freed = false;
+        ASSERT_TRUE(plan.end_running(running[k].job.id, now, freed));
+        running.erase(running.begin() + static_cast<std::ptrdiff_t>(k));
+      } else {
+        ++k;
+      }
+    }
+    // The rebuild, on a copy of the plan as it stands before `now`.
+    TabuPlan rebuilt = plan;
+    {
+      std::vector<TabuPlan::Entry> holders(rebuilt.entries().begin(), rebuilt.entries().end());
+      rebuilt.reset(cap, now);
+      for (const Run& r : running) {
+        RunningJob rj;
+        rj.job = r.job;
+        rj.start = r.start;
+        rebuilt.add_running(r.job, r.start, rj.expected_end(now));
+      }
+      for (const TabuPlan::Entry& e : holders) {
+        const auto it = std::find_if(queue.begin(), queue.end(), [&](const Job& q) { return q.id == e.id; });
+        ASSERT_NE(it, queue.end());
+        rebuilt.append(*it, now, e.promise);
+      }
+      rebuilt.compress();
+    }
+    // In place.
+    plan.advance_to(now);
+    const bool overrun = plan.first_running_end() <= now;
+    const bool late = plan.first_start() < now;
+    if (!overrun && !late) continue;
+    overrun_rounds += overrun;
+    late_rounds += late && !overrun;
+    EXPECT_EQ(plan.extend_overruns(now), overrun);
+    EXPECT_GT(plan.first_running_end(), now);
+    plan.order_movable_as_listed();
+    plan.compress();
+    ASSERT_TRUE(plan.consistent()) << "round " << round;
+    ASSERT_EQ(plan.entries().size(), rebuilt.entries().size()) << "round " << round;
+    for (std::size_t k = 0; k < plan.entries().size(); ++k) {
+      const TabuPlan::Entry& a = plan.entries()[k];
+      const TabuPlan::Entry& b = rebuilt.entries()[k];
+      ASSERT_EQ(a.id, b.id) << "round " << round << " place " << k;
+      ASSERT_EQ(a.start, b.start) << "round " << round << " job " << a.id;
+      ASSERT_EQ(a.promise, b.promise) << "round " << round << " job " << a.id;
+    }
+    ASSERT_EQ(plan.movable(), rebuilt.movable()) << "round " << round;
+    const TabuCriteria x = plan.criteria(), y = rebuilt.criteria();
+    EXPECT_EQ(x.wait, y.wait);
+    EXPECT_EQ(x.response, y.response);
+    EXPECT_EQ(x.bsd, y.bsd);
+    EXPECT_EQ(x.fairness, y.fairness);
+    EXPECT_EQ(plan.profile().slots(), rebuilt.profile().slots()) << "round " << round;
+  }
+  EXPECT_GT(overrun_rounds, 100);
+  EXPECT_GT(late_rounds, 20);
+}
+
+// Live, a job that runs past its estimate keeps its units: nothing is
+// started on them, and the job planned after it moves with it a second past
+// each step, until it ends.
+TEST(TabuPolicy, AnOverrunningJobKeepsItsUnitsUntilItEnds) {
+  auto snapshot = [](Time now, bool running) {
+    Snapshot s;
+    s.now = now;
+    s.total_units = 4;
+    s.free_units = running ? 0 : 4;
+    if (running) {
+      RunningJob r;
+      r.job = job(9, 0, 4, 100, 100, 3);
+      r.start = 0;
+      s.running.push_back(r);
+    }
+    s.queue = {job(1, 0, 4, 10, 10, 1)};
+    return s;
+  };
+  PolicyPtr p = make_policy("tabu:period=0", RunMode::Live);
+  const auto& tabu = dynamic_cast<const TabuPolicy&>(*p);
+  auto with_events = [&](Snapshot now, const Snapshot& before) {
+    now.events = diff_snapshots(before, now);
+    return now;
+  };
+  Snapshot previous = snapshot(0, true);
+  EXPECT_TRUE(p->step(previous).decisions.empty());
+  EXPECT_EQ(starts(tabu.tabu_plan()), (Starts{{1, 100}}));
+  for (const Time t : {100, 130, 170}) {
+    const Snapshot s = with_events(snapshot(t, true), previous);
+    EXPECT_TRUE(p->step(s).decisions.empty()) << "t = " << t;
+    EXPECT_EQ(starts(tabu.tabu_plan()), (Starts{{1, t + 1}})) << "t = " << t;
+    EXPECT_TRUE(tabu.tabu_plan().consistent());
+    previous = s;
+  }
+  const StepResult ended = p->step(with_events(snapshot(175, false), previous));
+  ASSERT_EQ(ended.decisions.size(), 1u);
+  EXPECT_EQ(ended.decisions[0].job, 1);
 }
 
 TEST(TabuSearch, EveryJobTabuEmptiesTheListAndSpendsTheIteration) {
