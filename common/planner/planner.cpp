@@ -338,6 +338,60 @@ void Planner::add(Time a, Time b, std::int64_t delta) {
   shift(a, b, delta, true);
 }
 
+void Planner::add_all(std::span<const RangeAdd> adds) {
+  if (root_ != kNil) {
+    for (const RangeAdd& r : adds) add(r.a, r.b, r.delta);
+    return;
+  }
+  std::vector<PointChange> points;
+  points.reserve(2 * adds.size());
+  for (const RangeAdd& r : adds) {
+    const Time a = std::max(r.a, origin_);
+    if (r.b <= a || r.delta == 0) continue;
+    if (r.delta > 0) {
+      ++additions_;
+      if (log_gains_) gains_.emplace_back(a, r.b);
+    }
+    if (a == origin_) {
+      base_ += r.delta;
+    } else {
+      points.push_back({a, r.delta});
+    }
+    if (r.b < kTimeInfinity) points.push_back({r.b, -r.delta});
+  }
+  std::sort(points.begin(), points.end(), [](const PointChange& x, const PointChange& y) { return x.key < y.key; });
+  // One breakpoint per key; a change of 0 is none.
+  std::size_t kept = 0;
+  for (std::size_t i = 0; i < points.size();) {
+    PointChange c = points[i];
+    for (++i; i < points.size() && points[i].key == c.key; ++i) c.delta += points[i].delta;
+    if (c.delta != 0) points[kept++] = c;
+  }
+  points.resize(kept);
+  // The treap of these keys is their Cartesian tree by priority: built in
+  // key order with its right spine on a stack (a node adopts the spine's
+  // lower-priority tail as its left subtree). A node leaves the spine when
+  // its subtree is complete: its sums and bounds are computed then, children
+  // first, in nearly the order the nodes were made.
+  nodes_.reserve(nodes_.size() + points.size());
+  std::vector<Index> spine;
+  const auto pop = [&] {
+    const Index t = spine.back();
+    spine.pop_back();
+    pull(t, nodes_[t].at);  // until pulled, at holds the node's own change
+    return t;
+  };
+  for (const PointChange& c : points) {
+    const Index x = make_node(c.key, c.delta);
+    Index below = kNil;
+    while (!spine.empty() && nodes_[spine.back()].prio <= nodes_[x].prio) below = pop();
+    nodes_[x].left = below;
+    if (!spine.empty()) nodes_[spine.back()].right = x;
+    spine.push_back(x);
+  }
+  while (!spine.empty()) root_ = pop();
+}
+
 void Planner::shift(Time a, Time b, std::int64_t delta, bool count) {
   if (count && delta > 0) {
     ++additions_;

@@ -32,6 +32,7 @@
 #include <cstdint>
 #include <limits>
 #include <random>
+#include <span>
 #include <utility>
 #include <vector>
 
@@ -126,6 +127,19 @@ class Planner {
 
   // Adds `delta` units to free over [a, b), unchecked. b may be kTimeInfinity.
   void add(Time a, Time b, std::int64_t delta);
+
+  // One add(a, b, delta).
+  struct RangeAdd {
+    Time a;
+    Time b;
+    std::int64_t delta;
+  };
+  // add() of each, with the same profile, additions() and gain log. On a
+  // profile without breakpoints (a new one, or one rebuilt from a plan) it
+  // sorts the breakpoints and builds the tree from them in one pass:
+  // O(P log P) in a sort, where P add() calls make P descents with their
+  // rotations (tabu's profile of 100,000 reservations: docs/benchmarks.md).
+  void add_all(std::span<const RangeAdd> adds);
 
   // Forget the profile before t: the origin moves to t (t >= origin).
   void advance_to(Time t);

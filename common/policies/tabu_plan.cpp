@@ -44,10 +44,13 @@ const FreeAt& TabuPlan::base() const {
 const Planner& TabuPlan::profile() const {
   if (profile_dirty_) {
     profile_ = Planner(capacity_, now_);
+    std::vector<Planner::RangeAdd> held;
+    held.reserve(running_.size() + list_.size());
     for (const auto& [id, r] : running_) {
-      if (r.end > now_) profile_.add(now_, r.end, -r.size);
+      if (r.end > now_) held.push_back({now_, r.end, -r.size});
     }
-    for (const Entry& e : list_) profile_.add(std::max(e.start, now_), e.start + e.duration, -e.size);
+    for (const Entry& e : list_) held.push_back({std::max(e.start, now_), e.start + e.duration, -e.size});
+    profile_.add_all(held);
     profile_dirty_ = false;
   }
   return profile_;

@@ -418,6 +418,59 @@ TEST(Planner, MoveIsReleaseThenReserve) {
   EXPECT_GT(refused, 100);  // the exception path is exercised
 }
 
+// add_all() is add() of each range: the same profile, additions and gain
+// log, built in one pass on an empty profile (and add() by add() on one that
+// has breakpoints); the tree it builds then serves every query and update as
+// one built by add() does.
+TEST(Planner, AddAllIsAddOfEachRange) {
+  std::mt19937_64 rng(57);
+  int bulk = 0;
+  for (int round = 0; round < 200; ++round) {
+    const std::int64_t cap = 1 + static_cast<std::int64_t>(rng() % 40);
+    const Time origin = static_cast<Time>(rng() % 20);
+    Planner all(cap, origin), each(cap, origin);
+    const bool logging = rng() % 2 == 0;
+    all.log_gains(logging);
+    each.log_gains(logging);
+    if (rng() % 4 == 0) {  // a profile with breakpoints already
+      all.add(origin + 3, origin + 9, -1);
+      each.add(origin + 3, origin + 9, -1);
+    }
+    bulk += all.size() == 1;
+    std::vector<Planner::RangeAdd> adds;
+    const int n = static_cast<int>(rng() % 300);
+    for (int k = 0; k < n; ++k) {
+      // Before the origin, at it, empty, unbounded, and keys shared often.
+      const Time a = static_cast<Time>(rng() % 60);
+      const Time b = rng() % 10 == 0 ? kTimeInfinity : a + static_cast<Time>(rng() % 30) - 2;
+      const std::int64_t delta = static_cast<std::int64_t>(rng() % 7) - 4;
+      adds.push_back({a, b, delta});
+      each.add(a, b, delta);
+    }
+    all.add_all(adds);
+    ASSERT_EQ(all.slots(), each.slots()) << "round " << round;
+    ASSERT_EQ(all.size(), each.size());
+    ASSERT_EQ(all.additions(), each.additions());
+    ASSERT_EQ(all.gains(), each.gains());
+    // Then the same queries and updates on both trees.
+    for (int k = 0; k < 60; ++k) {
+      const Time x = origin + static_cast<Time>(rng() % 70);
+      const std::int64_t size = static_cast<std::int64_t>(rng() % 45) - 2;
+      const Time d = 1 + static_cast<Time>(rng() % 25);
+      ASSERT_EQ(all.free_at(x), each.free_at(x));
+      ASSERT_EQ(all.min_free(x, x + d), each.min_free(x, x + d));
+      ASSERT_EQ(all.max_free(x, x + d), each.max_free(x, x + d));
+      ASSERT_EQ(all.earliest_start(size, d, x), each.earliest_start(size, d, x)) << "round " << round;
+      ASSERT_EQ(all.first_short_after(x, size), each.first_short_after(x, size));
+      const std::int64_t delta = static_cast<std::int64_t>(rng() % 5) - 2;
+      all.add(x, x + d, delta);
+      each.add(x, x + d, delta);
+      ASSERT_EQ(all.slots(), each.slots()) << "round " << round << " op " << k;
+    }
+  }
+  EXPECT_GT(bulk, 100);
+}
+
 TEST(Planner, GainLogIsOffUntilAskedAndKeepsOnlyAdditions) {
   Planner p(10, 0);
   const Planner::SpanId span = p.reserve(5, 10, 4);
