@@ -5,11 +5,63 @@
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 namespace los {
 
 Planner::Planner(std::int64_t capacity, Time origin)
     : base_(capacity), capacity_(capacity), origin_(origin), rng_(0x5eed) {}
+
+void Planner::reset(std::int64_t capacity, Time origin) {
+  std::vector<Node> nodes = std::move(nodes_);
+  std::vector<Index> free_list = std::move(free_list_);
+  std::vector<PointChange> points = std::move(points_scratch_);
+  std::vector<PointChange> sorted = std::move(sort_scratch_);
+  *this = Planner(capacity, origin);
+  nodes.clear();
+  free_list.clear();
+  nodes_ = std::move(nodes);
+  free_list_ = std::move(free_list);
+  points_scratch_ = std::move(points);
+  sort_scratch_ = std::move(sorted);
+}
+
+namespace {
+
+// Sorts changes by key: a least-significant-digit radix sort of key - least
+// key, 11 bits a pass (3 passes for spans up to 272 years of seconds), where
+// a comparison sort of 200,000 breakpoints costs several times more. The
+// order among equal keys is not kept (their changes are summed).
+template <class Change>
+void sort_by_key(std::vector<Change>& v, std::vector<Change>& buffer) {
+  constexpr std::size_t kSmall = 512;
+  if (v.size() < kSmall) {
+    std::sort(v.begin(), v.end(), [](const Change& x, const Change& y) { return x.key < y.key; });
+    return;
+  }
+  const auto [lo_it, hi_it] =
+      std::minmax_element(v.begin(), v.end(), [](const Change& x, const Change& y) { return x.key < y.key; });
+  const Time lo = lo_it->key;
+  const auto span = static_cast<std::uint64_t>(hi_it->key) - static_cast<std::uint64_t>(lo);
+  constexpr int kBits = 11;
+  constexpr std::size_t kBuckets = std::size_t{1} << kBits;
+  buffer.resize(v.size());
+  for (int shift = 0; shift < 64 && (span >> shift) != 0; shift += kBits) {
+    std::array<std::size_t, kBuckets> next{};
+    const auto digit = [&](const Change& c) {
+      return static_cast<std::size_t>(((static_cast<std::uint64_t>(c.key) - static_cast<std::uint64_t>(lo)) >> shift) &
+                                      (kBuckets - 1));
+    };
+    for (const Change& c : v) ++next[digit(c)];
+    std::size_t at = 0;
+    for (std::size_t& n : next) at += std::exchange(n, at);
+    for (const Change& c : v) buffer[next[digit(c)]++] = c;
+    v.swap(buffer);
+  }
+  buffer.clear();
+}
+
+}  // namespace
 
 Planner::Index Planner::make_node(Time key, std::int64_t delta) {
   Node n{key, delta, delta, delta, delta, static_cast<std::uint32_t>(rng_()), kNil, kNil};
@@ -343,7 +395,8 @@ void Planner::add_all(std::span<const RangeAdd> adds) {
     for (const RangeAdd& r : adds) add(r.a, r.b, r.delta);
     return;
   }
-  std::vector<PointChange> points;
+  std::vector<PointChange>& points = points_scratch_;
+  points.clear();
   points.reserve(2 * adds.size());
   for (const RangeAdd& r : adds) {
     const Time a = std::max(r.a, origin_);
@@ -359,7 +412,7 @@ void Planner::add_all(std::span<const RangeAdd> adds) {
     }
     if (r.b < kTimeInfinity) points.push_back({r.b, -r.delta});
   }
-  std::sort(points.begin(), points.end(), [](const PointChange& x, const PointChange& y) { return x.key < y.key; });
+  sort_by_key(points, sort_scratch_);
   // One breakpoint per key; a change of 0 is none.
   std::size_t kept = 0;
   for (std::size_t i = 0; i < points.size();) {
@@ -390,6 +443,7 @@ void Planner::add_all(std::span<const RangeAdd> adds) {
     spine.push_back(x);
   }
   while (!spine.empty()) root_ = pop();
+  points.clear();
 }
 
 void Planner::shift(Time a, Time b, std::int64_t delta, bool count) {

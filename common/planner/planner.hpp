@@ -69,6 +69,10 @@ class Planner {
   // A profile with `capacity` units free from `origin` on.
   explicit Planner(std::int64_t capacity = 0, Time origin = 0);
 
+  // Becomes Planner(capacity, origin), keeping the memory it holds (a
+  // profile rebuilt from a plan again and again reuses its nodes' storage).
+  void reset(std::int64_t capacity, Time origin);
+
   std::int64_t capacity() const { return capacity_; }
   Time origin() const { return origin_; }
 
@@ -302,6 +306,9 @@ class Planner {
   void sweep_ended_spans();
 
   std::vector<Node> nodes_;
+  // add_all's breakpoints and its sort's second buffer; empty between calls
+  std::vector<PointChange> points_scratch_;
+  std::vector<PointChange> sort_scratch_;
   // first_after's, last_short_before's and earliest_start's search path
   // (node, free units before its subtree), reused
   mutable std::vector<std::pair<Index, std::int64_t>> path_scratch_;

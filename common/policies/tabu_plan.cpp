@@ -43,7 +43,7 @@ const FreeAt& TabuPlan::base() const {
 
 const Planner& TabuPlan::profile() const {
   if (profile_dirty_) {
-    profile_ = Planner(capacity_, now_);
+    profile_.reset(capacity_, now_);
     std::vector<Planner::RangeAdd> held;
     held.reserve(running_.size() + list_.size());
     for (const auto& [id, r] : running_) {
