@@ -91,12 +91,13 @@ void TabuPolicy::rebuild(const Snapshot& snapshot) {
     holders.push_back(e.id);
     promises.push_back(e.promise);
   }
-  plan_.reset(snapshot.total_units, now);
+  std::vector<TabuPlan::KeptJob> kept;
+  const std::vector<QueuedHolder> queued = queued_holders(holders, snapshot.queue);
+  kept.reserve(queued.size());
+  for (const QueuedHolder& held : queued) kept.push_back({held.job, promises[held.holder]});
+  plan_.reset_keeping(snapshot.total_units, now, kept);
   for (const RunningJob& r : snapshot.running) {
     if (!r.suspended) plan_.add_running(r.job, r.start, r.expected_end(now));
-  }
-  for (const QueuedHolder& held : queued_holders(holders, snapshot.queue)) {
-    plan_.append(*held.job, now, promises[held.holder]);
   }
   plan_.compress();
 }

@@ -476,6 +476,67 @@ void TabuPlan::reset(int capacity, Time now) {
   replayed_ = true;
 }
 
+void TabuPlan::reset_keeping(int capacity, Time now, std::span<const KeptJob> kept) {
+  // In place only when every kept job is listed, in list order.
+  std::size_t at = 0;
+  for (const KeptJob& k : kept) {
+    while (at < list_.size() && list_[at].id != k.job->id) ++at;
+    if (at == list_.size()) {
+      reset(capacity, now);
+      for (const KeptJob& j : kept) append(*j.job, now, j.promise);
+      return;
+    }
+    ++at;
+  }
+  for (const Entry& e : list_) {
+    score_.add_planned_wait(e.user, -(e.start - e.submit));
+    score_.add_area(e.user, -static_cast<double>(e.duration) * e.size);
+  }
+  for (const auto& [id, r] : running_) {
+    score_.add_fixed_wait(r.user, -r.wait);
+    score_.add_area(r.user, -static_cast<double>(r.duration) * r.size);
+  }
+  capacity_ = capacity;
+  now_ = now;
+  unconfirmed_ = 0;
+  running_.clear();
+  running_by_end_.clear();
+  // The new list, as append() writes it; the jobs that left (or that
+  // append() would refuse on the new capacity) leave the id tables.
+  std::size_t to = 0;
+  at = 0;
+  movable_.clear();
+  for (const KeptJob& k : kept) {
+    const Job& job = *k.job;
+    while (list_[at].id != job.id) {
+      listed_.erase(list_[at].id);
+      movable_at_.erase(list_[at].id);
+      ++at;
+    }
+    ++at;
+    if (job.size > capacity_ || job.size <= 0) {
+      listed_.erase(job.id);
+      movable_at_.erase(job.id);
+      continue;
+    }
+    const Time d = planned_duration(job.estimate);
+    const int u = score_.user_index(job.user);
+    list_[to++] = Entry{job.id, u, job.size, job.submit, d, now, k.promise, false, true};
+    movable_at_[job.id] = movable_.size();
+    movable_.push_back(job.id);
+    score_.add_planned_wait(u, now - job.submit);
+    score_.add_area(u, static_cast<double>(d) * job.size);
+  }
+  for (; at < list_.size(); ++at) {
+    listed_.erase(list_[at].id);
+    movable_at_.erase(list_[at].id);
+  }
+  list_.resize(to);
+  base_dirty_ = true;
+  changed();
+  replayed_ = list_.empty();
+}
+
 void TabuPlan::compress() {
   journal_.clear();
   scan_.assign(base());

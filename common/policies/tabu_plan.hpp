@@ -117,6 +117,17 @@ class TabuPlan {
   // Forgets the reservations and running jobs (a rebuild), keeping what the
   // user totals learned from finished jobs.
   void reset(int capacity, Time now);
+  // A job to keep in a rebuild, as the snapshot has it, with its promise.
+  struct KeptJob {
+    const Job* job;
+    Time promise;
+  };
+  // reset(capacity, now) and then append(*k.job, now, k.promise) for each
+  // of `kept`, in order: the same plan. When `kept` is a subsequence of the
+  // list (a rebuild keeps the listed jobs still queued, in their order), it
+  // is done in place: the id tables lose the jobs that left instead of being
+  // emptied and refilled (a resync of 100,000 waiting jobs).
+  void reset_keeping(int capacity, Time now, std::span<const KeptJob> kept);
   // Deletes a waiting job from the list (no compression). False if unknown.
   bool remove(JobId id);
   // Compression: replays the list, so every job moves as early as the jobs

@@ -368,6 +368,90 @@ TEST(TabuPlanInPlace, OverrunsAndLateStepsPlanAsARebuildDoes) {
   EXPECT_GT(late_rounds, 20);
 }
 
+// reset_keeping is reset() and append() of the kept jobs: in place when
+// they are a subsequence of the list, by the two calls otherwise. The same
+// list, id tables, movable order, user totals and, after compress(), starts.
+TEST(TabuPlanInPlace, ResetKeepingIsResetThenAppend) {
+  std::mt19937_64 rng(43);
+  int in_place = 0, fallback = 0;
+  for (int round = 0; round < 300; ++round) {
+    const int cap = 8 + static_cast<int>(rng() % 24);
+    std::uniform_int_distribution<int> user(1, 6);
+    std::uniform_int_distribution<Time> estimate(5, 120);
+    TabuPlan plan(cap, 0);
+    JobId id = 1;
+    plan.add_running(job(id++, -30, cap / 2, 60, -1, user(rng)), -10, 50);
+    std::vector<Job> queue;
+    for (int k = 0; k < 40; ++k) {
+      queue.push_back(job(id++, -static_cast<Time>(rng() % 50), 1 + static_cast<int>(rng() % cap), estimate(rng), -1,
+                          user(rng)));
+      plan.insert(queue.back(), 0);
+    }
+    plan.confirm_promises();
+    plan.prepare();
+    for (int k = 0; k < 30; ++k) plan.try_move(plan.movable()[rng() % plan.movable().size()], 0, false);
+    plan.take_due(0);  // some jobs are starting: listed, not movable
+    // The jobs kept: most of the list in its order (a few left the queue);
+    // sometimes out of order or with a job never listed (the fallback).
+    std::vector<Job> snapshot_jobs;
+    std::vector<Time> promises;
+    for (const TabuPlan::Entry& e : plan.entries()) {
+      if (rng() % 6 == 0) continue;
+      Job j = *std::find_if(queue.begin(), queue.end(), [&](const Job& q) { return q.id == e.id; });
+      if (rng() % 10 == 0) j.estimate += 7;  // the snapshot's job may differ from the plan's
+      snapshot_jobs.push_back(j);
+      promises.push_back(e.promise);
+    }
+    const int kind = static_cast<int>(rng() % 4);
+    if (kind == 0 && snapshot_jobs.size() > 2) std::swap(snapshot_jobs.front(), snapshot_jobs.back());
+    if (kind == 1) {
+      snapshot_jobs.push_back(job(id++, 0, 1, 10, -1, 1));
+      promises.push_back(kTimeInfinity);
+    }
+    std::vector<TabuPlan::KeptJob> kept;
+    for (std::size_t k = 0; k < snapshot_jobs.size(); ++k) kept.push_back({&snapshot_jobs[k], promises[k]});
+    const int new_cap = rng() % 3 == 0 ? cap - 3 : cap;  // a smaller partition refuses the widest
+    const Time now = 5 + static_cast<Time>(rng() % 20);
+    TabuPlan appended = plan;
+    appended.reset(new_cap, now);
+    for (const TabuPlan::KeptJob& k : kept) appended.append(*k.job, now, k.promise);
+    TabuPlan kept_plan = plan;
+    kept_plan.reset_keeping(new_cap, now, kept);
+    (kind <= 1 && snapshot_jobs.size() > 2 ? fallback : in_place) += 1;
+    for (TabuPlan* p : {&appended, &kept_plan}) {
+      p->add_running(job(999, -30, 2, 60, -1, 2), -10, now + 40);
+    }
+    ASSERT_EQ(kept_plan.entries().size(), appended.entries().size()) << "round " << round;
+    for (std::size_t k = 0; k < appended.entries().size(); ++k) {
+      const TabuPlan::Entry& a = kept_plan.entries()[k];
+      const TabuPlan::Entry& b = appended.entries()[k];
+      ASSERT_EQ(std::tie(a.id, a.user, a.size, a.submit, a.duration, a.start, a.promise, a.starting, a.confirmed),
+                std::tie(b.id, b.user, b.size, b.submit, b.duration, b.start, b.promise, b.starting, b.confirmed))
+          << "round " << round << " place " << k;
+    }
+    ASSERT_EQ(kept_plan.movable(), appended.movable()) << "round " << round;
+    for (const Job& j : queue) ASSERT_EQ(kept_plan.contains(j.id), appended.contains(j.id)) << "round " << round;
+    kept_plan.compress();
+    appended.compress();
+    ASSERT_TRUE(kept_plan.consistent()) << "round " << round;
+    ASSERT_EQ(starts(kept_plan), starts(appended)) << "round " << round;
+    const TabuCriteria x = kept_plan.criteria(), y = appended.criteria();
+    EXPECT_EQ(x.wait, y.wait);
+    EXPECT_EQ(x.bsd, y.bsd);
+    EXPECT_EQ(x.fairness, y.fairness);
+    // The search works from the same sums: the same moves, the same plans.
+    kept_plan.prepare();
+    appended.prepare();
+    for (int k = 0; k < 10 && kept_plan.movable().size() >= 2; ++k) {
+      const JobId pick = kept_plan.movable()[rng() % kept_plan.movable().size()];
+      ASSERT_EQ(kept_plan.try_move(pick, now, false), appended.try_move(pick, now, false)) << "round " << round;
+    }
+    ASSERT_EQ(starts(kept_plan), starts(appended)) << "round " << round;
+  }
+  EXPECT_GT(in_place, 120);
+  EXPECT_GT(fallback, 100);
+}
+
 // Live, a job that runs past its estimate keeps its units: nothing is
 // started on them, and the job planned after it moves with it a second past
 // each step, until it ends.
