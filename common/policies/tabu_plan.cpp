@@ -453,7 +453,7 @@ bool TabuPlan::remove(JobId id) {
   return true;
 }
 
-void TabuPlan::reset(int capacity, Time now) {
+void TabuPlan::forget_totals() {
   for (const Entry& e : list_) {
     score_.add_planned_wait(e.user, -(e.start - e.submit));
     score_.add_area(e.user, -static_cast<double>(e.duration) * e.size);
@@ -462,6 +462,10 @@ void TabuPlan::reset(int capacity, Time now) {
     score_.add_fixed_wait(r.user, -r.wait);
     score_.add_area(r.user, -static_cast<double>(r.duration) * r.size);
   }
+}
+
+void TabuPlan::reset(int capacity, Time now) {
+  forget_totals();
   capacity_ = capacity;
   now_ = now;
   unconfirmed_ = 0;
@@ -488,14 +492,7 @@ void TabuPlan::reset_keeping(int capacity, Time now, std::span<const KeptJob> ke
     }
     ++at;
   }
-  for (const Entry& e : list_) {
-    score_.add_planned_wait(e.user, -(e.start - e.submit));
-    score_.add_area(e.user, -static_cast<double>(e.duration) * e.size);
-  }
-  for (const auto& [id, r] : running_) {
-    score_.add_fixed_wait(r.user, -r.wait);
-    score_.add_area(r.user, -static_cast<double>(r.duration) * r.size);
-  }
+  forget_totals();
   capacity_ = capacity;
   now_ = now;
   unconfirmed_ = 0;

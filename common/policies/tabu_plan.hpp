@@ -197,6 +197,9 @@ class TabuPlan {
 
   void add_movable(JobId id);
   void drop_movable(JobId id);
+  // Takes the listed and running jobs out of the user totals (a rebuild
+  // adds back those it keeps); finished jobs stay in them.
+  void forget_totals();
   // The free times of the units at `now_` given the running jobs.
   const FreeAt& base() const;
   // Replays `list` from position `from` on, `free` holding the units' free
