@@ -140,7 +140,8 @@ StepResult TabuPolicy::step(const Snapshot& snapshot) {
           if (cap < static_cast<double>(pending_iterations_)) pending_iterations_ = static_cast<std::int64_t>(cap);
         }
       } else {
-        tabu_search(plan_, now, limits.iterations, options_.tabu_size, options_.safe, rng_, limits.deadline, stats_);
+        tabu_search(plan_, now, limits.iterations, options_.tabu_size, options_.safe, rng_, limits.deadline, stats_,
+                    &move_cost_);
       }
     }
     next_search_ = (now / options_.period + 1) * options_.period;

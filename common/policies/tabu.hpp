@@ -91,6 +91,7 @@ class TabuPolicy final : public Policy {
 
   Options options_;
   RunMode mode_;
+  TabuMoveCost move_cost_;  // a live search's moves, timed (simulations count iterations)
   std::string label_;
   TabuPlan plan_;
   std::mt19937_64 rng_;

@@ -23,18 +23,36 @@ TabuSearchLimits tabu_search_limits(std::int64_t budget, std::size_t movable, bo
   return limits;
 }
 
+void TabuMoveCost::record(double seconds, std::size_t listed) {
+  const double sample = seconds / static_cast<double>(std::max<std::size_t>(listed, 1));
+  seconds_per_job = seconds_per_job > 0 ? 0.75 * seconds_per_job + 0.25 * sample : sample;
+}
+
+std::chrono::steady_clock::time_point TabuMoveCost::expected_end(std::chrono::steady_clock::time_point start,
+                                                                 std::size_t listed) const {
+  return start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                     std::chrono::duration<double>(seconds_per_job * static_cast<double>(listed)));
+}
+
 std::int64_t tabu_search(TabuPlan& plan, Time now, std::int64_t iterations, std::size_t tabu_size, bool safe,
-                         std::mt19937_64& rng, std::chrono::steady_clock::time_point deadline, TabuSearchStats& stats) {
+                         std::mt19937_64& rng, std::chrono::steady_clock::time_point deadline, TabuSearchStats& stats,
+                         TabuMoveCost* move_cost) {
   if (plan.movable().size() < 2) return 0;
   plan.advance_to(now);
   plan.prepare();
   const std::vector<JobId>& movable = plan.movable();
   const bool timed = deadline != std::chrono::steady_clock::time_point::max();
+  const bool costed = timed && move_cost != nullptr;
   TabuList tabu(tabu_size);
   std::vector<JobId> candidates;
   std::int64_t accepted = 0;
   for (std::int64_t i = 0; i < iterations; ++i) {
-    if (timed && std::chrono::steady_clock::now() >= deadline) break;
+    std::chrono::steady_clock::time_point began{};
+    if (timed) {
+      began = std::chrono::steady_clock::now();
+      if (began >= deadline) break;
+      if (costed && move_cost->expected_end(began, plan.planned()) > deadline) break;
+    }
     ++stats.iterations;
     // A uniformly random job not in the tabu list: rejection sampling while
     // most jobs are not tabu, an explicit list otherwise.
@@ -72,6 +90,10 @@ std::int64_t tabu_search(TabuPlan& plan, Time now, std::int64_t iterations, std:
         break;
     }
     tabu.add(pick);
+    if (costed) {
+      move_cost->record(std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count(),
+                        plan.planned());
+    }
   }
   stats.accepted += accepted;
   return accepted;

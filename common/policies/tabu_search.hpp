@@ -53,9 +53,27 @@ struct TabuSearchLimits {
 };
 TabuSearchLimits tabu_search_limits(std::int64_t budget, std::size_t movable, bool live, double time_limit);
 
+// What a move costs a timed search, learned from the moves it made: wall
+// seconds per listed job (a move replays part of the list and may rebuild its
+// marks: its cost grows with the list), an average over the moves that
+// weighs the last one by a quarter, so one slow move (a busy host) does not
+// stop the searches that follow. 0 until a move was timed.
+struct TabuMoveCost {
+  double seconds_per_job = 0;
+  void record(double seconds, std::size_t listed);
+  // When a move begun at `start` is expected to end.
+  std::chrono::steady_clock::time_point expected_end(std::chrono::steady_clock::time_point start,
+                                                     std::size_t listed) const;
+};
+
 // Algorithm 2 on the plan: `iterations` moves, stopping early at `deadline`
-// (if it is not the max time point). Returns the moves accepted.
+// (if it is not the max time point). A timed search with a `move_cost` does
+// not begin a move that `move_cost` expects to end past the deadline, and
+// teaches it the cost of each move it makes (a live search at 100,000 waiting
+// jobs would otherwise overrun its 10 ms by a whole move, 13-33 ms).
+// Returns the moves accepted.
 std::int64_t tabu_search(TabuPlan& plan, Time now, std::int64_t iterations, std::size_t tabu_size, bool safe,
-                         std::mt19937_64& rng, std::chrono::steady_clock::time_point deadline, TabuSearchStats& stats);
+                         std::mt19937_64& rng, std::chrono::steady_clock::time_point deadline, TabuSearchStats& stats,
+                         TabuMoveCost* move_cost = nullptr);
 
 }  // namespace los

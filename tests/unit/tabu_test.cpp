@@ -561,6 +561,61 @@ Snapshot full_partition_with_200_waiting(const std::string& partition = "") {
   return s;
 }
 
+// A timed search does not begin a move its learned cost expects to end past
+// the deadline, and learns the cost of the moves it makes; an untimed one (a
+// simulation) ignores the cost.
+TEST(TabuSearch, ATimedSearchBeginsNoMoveItExpectsToOverrunItsDeadline) {
+  TabuMoveCost cost;
+  cost.record(0.01, 100);
+  EXPECT_DOUBLE_EQ(cost.seconds_per_job, 1e-4);
+  cost.record(0.02, 100);  // a quarter of the new sample
+  EXPECT_DOUBLE_EQ(cost.seconds_per_job, 1.25e-4);
+  const auto t = std::chrono::steady_clock::time_point{};
+  EXPECT_EQ(cost.expected_end(t, 1000) - t, std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                                std::chrono::duration<double>(0.125)));
+
+  const Snapshot s = full_partition_with_200_waiting();
+  auto plan_of = [&] {
+    TabuPlan plan(s.total_units, s.now);
+    for (const RunningJob& r : s.running) plan.add_running(r.job, r.start, r.expected_end(s.now));
+    plan.insert_all(s.queue, s.now);
+    return plan;
+  };
+  const auto in_a_minute = std::chrono::steady_clock::now() + std::chrono::minutes(1);
+  {
+    // A move expected to take 200 x 1 s: none is begun.
+    TabuPlan plan = plan_of();
+    const Starts before = starts(plan);
+    TabuMoveCost slow{1.0};
+    TabuSearchStats stats;
+    std::mt19937_64 rng(1);
+    EXPECT_EQ(tabu_search(plan, s.now, 400, 10, false, rng, in_a_minute, stats, &slow), 0);
+    EXPECT_EQ(stats.iterations, 0);
+    EXPECT_EQ(starts(plan), before);
+    EXPECT_EQ(slow.seconds_per_job, 1.0);  // nothing learned without a move
+  }
+  {
+    // Nothing known yet: it moves, and learns what a move costs.
+    TabuPlan plan = plan_of();
+    TabuMoveCost unknown;
+    TabuSearchStats stats;
+    std::mt19937_64 rng(1);
+    tabu_search(plan, s.now, 400, 10, false, rng, in_a_minute, stats, &unknown);
+    EXPECT_EQ(stats.iterations, 400);
+    EXPECT_GT(unknown.seconds_per_job, 0);
+    EXPECT_LT(unknown.seconds_per_job, 0.3 / 200);  // a move on 200 jobs is far below 0.3 s
+  }
+  {
+    // Untimed (a simulation): the cost is not consulted.
+    TabuPlan plan = plan_of();
+    TabuMoveCost slow{1.0};
+    TabuSearchStats stats;
+    std::mt19937_64 rng(1);
+    tabu_search(plan, s.now, 400, 10, false, rng, std::chrono::steady_clock::time_point::max(), stats, &slow);
+    EXPECT_EQ(stats.iterations, 400);
+  }
+}
+
 TEST(TabuPolicy, TimeLimitAppliesLiveOnly) {
   for (const RunMode mode : {RunMode::Simulation, RunMode::Live}) {
     PolicyPtr p = make_policy("tabu:time-limit=0.000001", mode);
