@@ -140,9 +140,10 @@ class Planner {
   };
   // add() of each, with the same profile, additions() and gain log. On a
   // profile without breakpoints (a new one, or one rebuilt from a plan) it
-  // sorts the breakpoints and builds the tree from them in one pass:
-  // O(P log P) in a sort, where P add() calls make P descents with their
-  // rotations (tabu's profile of 100,000 reservations: docs/benchmarks.md).
+  // sorts the breakpoints (a radix sort: O(P) a pass, 11 bits of the time
+  // span each) and builds the tree from them in one pass, where P add()
+  // calls make P descents with their rotations (tabu's profile of 100,000
+  // reservations: docs/benchmarks.md).
   void add_all(std::span<const RangeAdd> adds);
 
   // Forget the profile before t: the origin moves to t (t >= origin).
