@@ -412,17 +412,26 @@ void TabuPlan::insert_all(std::span<const Job> queue, Time now) {
   }
 }
 
+TabuPlan::Entry TabuPlan::appended_entry(const Job& job, Time now, Time promise) {
+  const Time d = planned_duration(job.estimate);
+  const int u = score_.user_index(job.user);
+  score_.add_planned_wait(u, now - job.submit);
+  score_.add_area(u, static_cast<double>(d) * job.size);
+  // Starts at `now` until the replay (compress) gives it its place.
+  return Entry{job.id, u, job.size, job.submit, d, now, promise, false, true};
+}
+
+void TabuPlan::unlist(JobId id) {
+  listed_.erase(id);
+  movable_at_.erase(id);
+}
+
 bool TabuPlan::append(const Job& job, Time now, Time promise) {
   if (job.size > capacity_ || job.size <= 0 || listed_.count(job.id)) return false;
   advance_to(now);
-  const Time d = planned_duration(job.estimate);
-  const int u = score_.user_index(job.user);
-  // Starts at `now` until the replay (compress) gives it its place.
-  list_.push_back(Entry{job.id, u, job.size, job.submit, d, now, promise, false, true});
+  list_.push_back(appended_entry(job, now, promise));
   listed_.insert(job.id);
   add_movable(job.id);
-  score_.add_planned_wait(u, now - job.submit);
-  score_.add_area(u, static_cast<double>(d) * job.size);
   changed();
   replayed_ = false;
   return true;
@@ -505,29 +514,16 @@ void TabuPlan::reset_keeping(int capacity, Time now, std::span<const KeptJob> ke
   movable_.clear();
   for (const KeptJob& k : kept) {
     const Job& job = *k.job;
-    while (list_[at].id != job.id) {
-      listed_.erase(list_[at].id);
-      movable_at_.erase(list_[at].id);
-      ++at;
-    }
+    while (list_[at].id != job.id) unlist(list_[at++].id);
     ++at;
     if (job.size > capacity_ || job.size <= 0) {
-      listed_.erase(job.id);
-      movable_at_.erase(job.id);
+      unlist(job.id);
       continue;
     }
-    const Time d = planned_duration(job.estimate);
-    const int u = score_.user_index(job.user);
-    list_[to++] = Entry{job.id, u, job.size, job.submit, d, now, k.promise, false, true};
-    movable_at_[job.id] = movable_.size();
-    movable_.push_back(job.id);
-    score_.add_planned_wait(u, now - job.submit);
-    score_.add_area(u, static_cast<double>(d) * job.size);
+    list_[to++] = appended_entry(job, now, k.promise);
+    add_movable(job.id);
   }
-  for (; at < list_.size(); ++at) {
-    listed_.erase(list_[at].id);
-    movable_at_.erase(list_[at].id);
-  }
+  for (; at < list_.size(); ++at) unlist(list_[at].id);
   list_.resize(to);
   base_dirty_ = true;
   changed();

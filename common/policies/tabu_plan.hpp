@@ -197,6 +197,11 @@ class TabuPlan {
 
   void add_movable(JobId id);
   void drop_movable(JobId id);
+  // append()'s entry for `job`, starting at `now` with `promise`, counted in
+  // its user's totals; not placed in list_ or the id tables.
+  Entry appended_entry(const Job& job, Time now, Time promise);
+  // Drops `id` from the id tables (listed, movable position).
+  void unlist(JobId id);
   // Takes the listed and running jobs out of the user totals (a rebuild
   // adds back those it keeps); finished jobs stay in them.
   void forget_totals();
