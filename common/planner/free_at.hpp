@@ -31,6 +31,8 @@ class FreeAt {
 
   // Total units.
   std::int64_t capacity() const { return capacity_; }
+  // Distinct free times held.
+  std::size_t buckets() const { return buckets_.size() - head_; }
   // The k-th smallest free time: when k units are free (kTimeInfinity if
   // k exceeds the capacity).
   Time kth(std::int64_t k) const;

@@ -1,6 +1,7 @@
 #include "policies/tabu_plan.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 
 #include "planner/running_profile.hpp"
@@ -160,24 +161,56 @@ void TabuPlan::replay_probing(std::size_t until, int size, Time stop_past) {
   if (probed_to_ == n && probe_start_.size() == probe_fits_.size()) probe_start_.push_back(scan_.kth(size));
 }
 
+std::size_t TabuPlan::mark_spacing(std::size_t n, std::size_t buckets, std::size_t reads) {
+  // A rebuild copies n / e marks of B buckets; each read until the next one
+  // steps e / 2 positions on average from its mark. A bucket copies in
+  // about 1/32 of a place() (a memcpy against a bucket search), so the sum
+  // n B / (32 e) + R e / 2 is least at e = sqrt(n B / (16 R)). Simulations
+  // read a list ~2n times between rebuilds (e ~ 2-4 on HPC2N, against 32
+  // fixed before: 15-20 % of a search); a live search capped in time reads
+  // it far fewer times, so long lists on large machines keep wide spacing.
+  // The marks' memory stays within kMaxMarkBuckets buckets.
+  constexpr std::size_t kMaxMarkBuckets = std::size_t{1} << 22;  // 64 MB
+  const double b = static_cast<double>(std::max<std::size_t>(buckets, 1));
+  const double r = static_cast<double>(std::max<std::size_t>(reads, 1));
+  auto e = static_cast<std::size_t>(std::lround(std::sqrt(static_cast<double>(n) * b / (16 * r))));
+  e = std::max(e, static_cast<std::size_t>(static_cast<double>(n) * b / kMaxMarkBuckets) + 1);
+  return std::clamp<std::size_t>(e, 2, std::max<std::size_t>(n, 2));
+}
+
 void TabuPlan::free_before(std::size_t pos, FreeAt& free) const {
   if (!marks_valid_) {
-    marks_.resize(list_.size() / kMarkEvery + 1);
-    slack_.resize(list_.size());
+    // The last rebuild's reads and marks stand for the next ones (the
+    // first rebuild expects a simulation's search: 2n reads).
+    const std::size_t n = list_.size();
+    if (mark_buckets_ == 0) {
+      mark_buckets_ = base().buckets();
+      mark_reads_ = 2 * n;
+    }
+    mark_every_ = mark_spacing(n, mark_buckets_, mark_reads_);
+    mark_reads_ = 0;
+    marks_.resize(n / mark_every_ + 1);
+    slack_.resize(n);
     fixed_point_ = true;
     free.assign(base());
-    for (std::size_t i = 0; i < list_.size(); ++i) {
+    std::size_t held = 0;
+    for (std::size_t i = 0; i < n; ++i) {
       const Entry& e = list_[i];
-      if (i % kMarkEvery == 0) marks_[i / kMarkEvery].assign(free);
+      if (i % mark_every_ == 0) {
+        marks_[i / mark_every_].assign(free);
+        held += free.buckets();
+      }
       slack_[i] = free.units_by(e.start) - e.size;
       if (free.kth(e.size) != e.start) fixed_point_ = false;
       free.place(e.size, e.start + e.duration);
     }
-    if (list_.size() % kMarkEvery == 0) marks_[list_.size() / kMarkEvery].assign(free);
+    if (n % mark_every_ == 0) marks_[n / mark_every_].assign(free);
+    mark_buckets_ = std::max<std::size_t>(1, held / marks_.size());
     marks_valid_ = true;
   }
-  free.assign(marks_[pos / kMarkEvery]);
-  for (std::size_t i = pos - pos % kMarkEvery; i < pos; ++i)
+  ++mark_reads_;
+  free.assign(marks_[pos / mark_every_]);
+  for (std::size_t i = pos - pos % mark_every_; i < pos; ++i)
     free.place(list_[i].size, list_[i].start + list_[i].duration);
 }
 
@@ -226,7 +259,7 @@ std::pair<std::size_t, Time> TabuPlan::scan_after_removal(std::size_t at, int si
     }
     // From i's mark, or on from the last position tried when that is
     // nearer: the prefix is stepped through at most once.
-    if (scanned > i || i - scanned > i % kMarkEvery) {
+    if (scanned > i || i - scanned > i % mark_every_) {
       free_before(i, prefix_scan_);
     } else {
       for (; scanned < i; ++scanned) prefix_scan_.place(list_[scanned].size, list_[scanned].start + list_[scanned].duration);

@@ -296,10 +296,18 @@ class TabuPlan {
   // insert_all()'s searches start from the latest start found for a smaller
   // shape in the same call (the profile only loses units there).
   StartBound insertion_bound_;
-  // The free times before every kMarkEvery-th position of the list.
-  static constexpr std::size_t kMarkEvery = 32;
+  // The free times before every mark_every_-th position of the list.
   mutable std::vector<FreeAt> marks_;
   mutable bool marks_valid_ = false;
+  // The marks' spacing, chosen at each rebuild (mark_spacing()), and what
+  // chooses it: the reads (free_before() calls) since the last rebuild and
+  // the buckets a mark held on average then.
+  mutable std::size_t mark_every_ = 32;
+  mutable std::size_t mark_reads_ = 0;
+  mutable std::size_t mark_buckets_ = 0;
+  // The spacing for a list of `n` positions whose marks hold `buckets` free
+  // times each, read `reads` times before the next rebuild.
+  static std::size_t mark_spacing(std::size_t n, std::size_t buckets, std::size_t reads);
   // Built with the marks: per position, the units free by the job's start
   // beyond its own size (a job of size k placed before it delays it iff k >
   // slack); and whether every start is the replay's (list_ is a fixed point).
