@@ -7,6 +7,9 @@
 //
 // A tabu pick that finds every job tabu empties the list and consumes the
 // iteration, as in Algorithm 2 ([I] in the spec).
+//
+// A job picked again before any move is kept gets the result of its earlier
+// move without making the move again: the plan it would move in is the same.
 #pragma once
 
 #include <chrono>
@@ -24,6 +27,7 @@ struct TabuSearchStats {
   std::int64_t iterations = 0;
   std::int64_t accepted = 0;
   std::int64_t rejected_unsafe = 0;  // moves `safe` refused
+  std::int64_t reused = 0;           // moves answered by the same job's earlier try on the same plan
   std::int64_t aborted = 0;          // searches an event stopped (`abort`)
   std::int64_t iterations_lost = 0;  // iterations those searches did not run
 };

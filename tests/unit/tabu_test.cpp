@@ -503,6 +503,89 @@ TEST(TabuSearch, EveryJobTabuEmptiesTheListAndSpendsTheIteration) {
   EXPECT_TRUE(plan.consistent());
 }
 
+// The search reuses a move's result when the same job is picked again before
+// any move is kept. It must be the search that makes every move: Algorithm 2
+// drawn the same way (rejection sampling while most jobs are not tabu, an
+// explicit list otherwise) and calling try_move() at every iteration, on
+// random plans, safe and not, with running jobs that end at random times.
+TEST(TabuSearch, AReusedMoveIsTheMoveMadeAgain) {
+  std::mt19937_64 gen(17);
+  std::int64_t reused = 0;
+  std::int64_t kept = 0;
+  for (int round = 0; round < 60; ++round) {
+    const int capacity = 4 + static_cast<int>(gen() % 29);
+    const Time now = 100;
+    TabuPlan plan(capacity, now);
+    int busy = 0;  // the running jobs fit the machine
+    for (JobId id = 1000; id < 1000 + static_cast<JobId>(gen() % 4) && busy < capacity; ++id) {
+      const int size = 1 + static_cast<int>(gen() % static_cast<std::uint64_t>(capacity - busy));
+      busy += size;
+      plan.add_running(job(id, 0, size, 500, 500, 9), 0, now + 1 + static_cast<Time>(gen() % 400));
+    }
+    std::vector<Job> queue;
+    const JobId waiting = 2 + static_cast<JobId>(gen() % 40);
+    for (JobId id = 1; id <= waiting; ++id) {
+      queue.push_back(job(id, static_cast<Time>(gen() % 100), 1 + static_cast<int>(gen() % capacity),
+                          1 + static_cast<Time>(gen() % 300), -1, static_cast<int>(gen() % 5)));
+    }
+    plan.insert_all(queue, now);
+    const bool safe = round % 2 == 1;
+    const std::size_t tabu_size = gen() % 8;
+    const std::int64_t iterations = 2 * static_cast<std::int64_t>(plan.movable().size());
+    TabuPlan oracle = plan;
+
+    std::mt19937_64 rng(static_cast<std::uint64_t>(round));
+    TabuSearchStats stats;
+    const std::int64_t accepted = tabu_search(plan, now, iterations, tabu_size, safe, rng,
+                                              std::chrono::steady_clock::time_point::max(), stats);
+
+    std::mt19937_64 oracle_rng(static_cast<std::uint64_t>(round));
+    oracle.advance_to(now);
+    oracle.prepare();
+    const std::vector<JobId>& movable = oracle.movable();
+    TabuList tabu(tabu_size);
+    std::int64_t oracle_accepted = 0;
+    std::int64_t oracle_unsafe = 0;
+    for (std::int64_t i = 0; i < iterations; ++i) {
+      std::vector<JobId> free_jobs;
+      for (const JobId id : movable) {
+        if (!tabu.contains(id)) free_jobs.push_back(id);
+      }
+      if (free_jobs.empty()) {
+        tabu.clear();
+        continue;
+      }
+      JobId pick = 0;
+      if (movable.size() > 2 * tabu.size()) {
+        std::uniform_int_distribution<std::size_t> any(0, movable.size() - 1);
+        do {
+          pick = movable[any(oracle_rng)];
+        } while (tabu.contains(pick));
+      } else {
+        pick = free_jobs[std::uniform_int_distribution<std::size_t>(0, free_jobs.size() - 1)(oracle_rng)];
+      }
+      const TabuPlan::MoveResult result = oracle.try_move(pick, now, safe);
+      oracle_accepted += result == TabuPlan::MoveResult::Kept;
+      oracle_unsafe += result == TabuPlan::MoveResult::Unsafe;
+      tabu.add(pick);
+    }
+    ASSERT_EQ(accepted, oracle_accepted) << "round " << round;
+    ASSERT_EQ(stats.rejected_unsafe, oracle_unsafe) << "round " << round;
+    ASSERT_EQ(starts(plan), starts(oracle)) << "round " << round;
+    const TabuCriteria a = plan.criteria();
+    const TabuCriteria b = oracle.criteria();
+    ASSERT_EQ(a.wait, b.wait);
+    ASSERT_EQ(a.fairness, b.fairness);
+    ASSERT_TRUE(plan.consistent());
+    reused += stats.reused;
+    kept += accepted;
+  }
+  // The rounds exercise both: reused results, and kept moves that make
+  // earlier results stale.
+  EXPECT_GT(reused, 500);
+  EXPECT_GT(kept, 20);
+}
+
 // ---------------------------------------------------------------------------
 // The policy in the simulator.
 
