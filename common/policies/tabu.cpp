@@ -80,6 +80,11 @@ bool TabuPolicy::apply_events(const Snapshot& snapshot, bool& replan, bool searc
 
 void TabuPolicy::rebuild(const Snapshot& snapshot) {
   const Time now = snapshot.now;
+  // A job the plan has running that the snapshot does not ended since the
+  // last step (a resync carries no Ended event): it ends as the event would
+  // end it, its wait and run time staying in its user's fairness totals,
+  // which the reset below keeps only for finished jobs.
+  plan_.end_missing(snapshot.running, now);
   // Re-plan the old reservations in their old order, keeping their promises
   // (one replay: O(n), where n insertions would be O(n^2)); the queue pass
   // in step() plans the rest.

@@ -97,6 +97,18 @@ bool TabuPlan::end_running(JobId id, Time now, bool& freed) {
   return true;
 }
 
+void TabuPlan::end_missing(std::span<const RunningJob> running, Time now) {
+  std::unordered_set<JobId> still;
+  still.reserve(running.size());
+  for (const RunningJob& r : running) still.insert(r.job.id);
+  std::vector<JobId> gone;
+  for (const auto& [id, r] : running_) {
+    if (!still.count(id)) gone.push_back(id);
+  }
+  bool freed = false;
+  for (const JobId id : gone) end_running(id, now, freed);
+}
+
 Time TabuPlan::first_running_end() const {
   return running_by_end_.empty() ? kTimeInfinity : running_by_end_.begin()->first;
 }

@@ -71,6 +71,9 @@ class TabuPlan {
   // set when it ended before its expected end (the plan should be compressed).
   bool end_running(JobId id, Time now, bool& freed);
   bool is_running(JobId id) const { return running_.count(id) != 0; }
+  // end_running(id, now) for every running job that `running` does not
+  // list: it left while no event said so (a snapshot to rebuild from).
+  void end_missing(std::span<const RunningJob> running, Time now);
   // Earliest end expected among running jobs (kTimeInfinity if none).
   Time first_running_end() const;
   // Every running job whose expected end is at or before `now` (it overran

@@ -491,6 +491,48 @@ TEST(TabuPolicy, AnOverrunningJobKeepsItsUnitsUntilItEnds) {
   EXPECT_EQ(ended.decisions[0].job, 1);
 }
 
+// A resync rebuilds the plan from the snapshot alone. A job that ended since
+// the last step is not in it, and no Ended event says so: it still counts as
+// a finished job of its user, as the event would have it (fairness counts
+// every finished job's wait and run time).
+TEST(TabuPolicy, AResyncCountsAJobThatEndedMeanwhileAsFinished) {
+  auto snapshot = [](Time now, bool running) {
+    Snapshot s;
+    s.now = now;
+    s.total_units = 8;
+    s.free_units = running ? 2 : 8;
+    if (running) {
+      RunningJob r;
+      r.job = job(9, 0, 6, 1000, 1000, 3);  // user 3's only job: waited 200 s
+      r.start = 200;
+      s.running.push_back(r);
+    }
+    s.queue = {job(1, 250, 8, 100, 100, 1), job(2, 260, 4, 300, 300, 2), job(3, 270, 2, 50, 50, 1)};
+    return s;
+  };
+  PolicyPtr by_event = make_policy("tabu:period=0", RunMode::Live);
+  PolicyPtr by_resync = make_policy("tabu:period=0", RunMode::Live);
+  const Snapshot first = snapshot(300, true);
+  by_event->step(first);
+  by_resync->step(first);
+  Snapshot ended = snapshot(400, false);
+  ended.events = diff_snapshots(first, ended);
+  ASSERT_EQ(ended.events.size(), 1u);
+  Snapshot resync = snapshot(400, false);
+  resync.resync = true;
+  const StepResult a = by_event->step(ended);
+  const StepResult b = by_resync->step(resync);
+  ASSERT_EQ(a.decisions.size(), b.decisions.size());
+  const TabuPlan& x = dynamic_cast<const TabuPolicy&>(*by_event).tabu_plan();
+  const TabuPlan& y = dynamic_cast<const TabuPolicy&>(*by_resync).tabu_plan();
+  EXPECT_EQ(starts(x), starts(y));
+  const TabuCriteria cx = x.criteria();
+  const TabuCriteria cy = y.criteria();
+  EXPECT_EQ(cx.wait, cy.wait);
+  EXPECT_GT(cx.fairness, 0);
+  EXPECT_DOUBLE_EQ(cx.fairness, cy.fairness);
+}
+
 TEST(TabuSearch, EveryJobTabuEmptiesTheListAndSpendsTheIteration) {
   TabuPlan plan = long_job_first();
   std::mt19937_64 rng(1);
