@@ -455,20 +455,26 @@ TEST(TabuPlanInPlace, ResetKeepingIsResetThenAppend) {
 // Live, a job that runs past its estimate keeps its units: nothing is
 // started on them, and the job planned after it moves with it a second past
 // each step, until it ends.
+// A partition of `units` units at `now`: `running` (started at
+// `running_start`) holds its units when `busy`, `queue` waits.
+Snapshot partition_at(Time now, int units, const Job& running, Time running_start, bool busy, std::vector<Job> queue) {
+  Snapshot s;
+  s.now = now;
+  s.total_units = units;
+  s.free_units = busy ? units - running.size : units;
+  if (busy) {
+    RunningJob r;
+    r.job = running;
+    r.start = running_start;
+    s.running.push_back(r);
+  }
+  s.queue = std::move(queue);
+  return s;
+}
+
 TEST(TabuPolicy, AnOverrunningJobKeepsItsUnitsUntilItEnds) {
   auto snapshot = [](Time now, bool running) {
-    Snapshot s;
-    s.now = now;
-    s.total_units = 4;
-    s.free_units = running ? 0 : 4;
-    if (running) {
-      RunningJob r;
-      r.job = job(9, 0, 4, 100, 100, 3);
-      r.start = 0;
-      s.running.push_back(r);
-    }
-    s.queue = {job(1, 0, 4, 10, 10, 1)};
-    return s;
+    return partition_at(now, 4, job(9, 0, 4, 100, 100, 3), 0, running, {job(1, 0, 4, 10, 10, 1)});
   };
   PolicyPtr p = make_policy("tabu:period=0", RunMode::Live);
   const auto& tabu = dynamic_cast<const TabuPolicy&>(*p);
@@ -497,18 +503,9 @@ TEST(TabuPolicy, AnOverrunningJobKeepsItsUnitsUntilItEnds) {
 // every finished job's wait and run time).
 TEST(TabuPolicy, AResyncCountsAJobThatEndedMeanwhileAsFinished) {
   auto snapshot = [](Time now, bool running) {
-    Snapshot s;
-    s.now = now;
-    s.total_units = 8;
-    s.free_units = running ? 2 : 8;
-    if (running) {
-      RunningJob r;
-      r.job = job(9, 0, 6, 1000, 1000, 3);  // user 3's only job: waited 200 s
-      r.start = 200;
-      s.running.push_back(r);
-    }
-    s.queue = {job(1, 250, 8, 100, 100, 1), job(2, 260, 4, 300, 300, 2), job(3, 270, 2, 50, 50, 1)};
-    return s;
+    // Job 9 is user 3's only job: it waited 200 s.
+    return partition_at(now, 8, job(9, 0, 6, 1000, 1000, 3), 200, running,
+                        {job(1, 250, 8, 100, 100, 1), job(2, 260, 4, 300, 300, 2), job(3, 270, 2, 50, 50, 1)});
   };
   PolicyPtr by_event = make_policy("tabu:period=0", RunMode::Live);
   PolicyPtr by_resync = make_policy("tabu:period=0", RunMode::Live);
