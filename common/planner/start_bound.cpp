@@ -6,14 +6,14 @@
 
 namespace los {
 
-namespace {
-constexpr int kSide = StartBound::kBuckets + 1;
-}
+StartBound::StartBound(int octave_bits) : bits_(std::clamp(octave_bits, 1, 4)), buckets_(buckets(bits_)) {}
 
-int StartBound::bucket(std::int64_t x) {
+int StartBound::bucket(std::int64_t x, int bits) {
   if (x <= 1) return 0;
   const int m = static_cast<int>(std::bit_width(static_cast<std::uint64_t>(x))) - 1;  // 1..62
-  return 2 * m - 1 + static_cast<int>((x >> (m - 1)) & 1);
+  if (m < bits) return static_cast<int>(x) - 1;  // below 2^bits: one bucket per value
+  const int per = 1 << bits;
+  return (per - 1) + per * (m - bits) + static_cast<int>((x >> (m - bits)) & (per - 1));
 }
 
 void StartBound::reset() {
@@ -28,10 +28,11 @@ Time StartBound::lower(std::int64_t size, Time duration) const {
   if (cells_.empty() || size < 1 || duration < 1) return best;
   // Fenwick prefix over buckets [0, bucket(size)) x [0, bucket(duration)):
   // 1-based indices 1..bucket; a bucket beyond the tree is above all of it.
-  const int last_j = std::min(bucket(duration), kBuckets);
-  for (int i = std::min(bucket(size), kBuckets); i > 0; i -= i & -i) {
+  const int side = buckets_ + 1;
+  const int last_j = std::min(bucket(duration, bits_), buckets_);
+  for (int i = std::min(bucket(size, bits_), buckets_); i > 0; i -= i & -i) {
     for (int j = last_j; j > 0; j -= j & -j) {
-      const Cell& c = cells_[static_cast<std::size_t>(i) * kSide + static_cast<std::size_t>(j)];
+      const Cell& c = cells_[static_cast<std::size_t>(i) * static_cast<std::size_t>(side) + static_cast<std::size_t>(j)];
       if (c.epoch == epoch_) best = std::max(best, c.start);
     }
   }
@@ -39,15 +40,18 @@ Time StartBound::lower(std::int64_t size, Time duration) const {
 }
 
 void StartBound::record(std::int64_t size, Time duration, Time start) {
-  if (size < 1 || duration < 1 || bucket(size) >= kBuckets || bucket(duration) >= kBuckets) return;
-  if (cells_.empty()) cells_.assign(static_cast<std::size_t>(kSide) * kSide, Cell{0, 0});
+  const int size_bucket = bucket(size, bits_);
+  const int duration_bucket = bucket(duration, bits_);
+  if (size < 1 || duration < 1 || size_bucket >= buckets_ || duration_bucket >= buckets_) return;
+  const int side = buckets_ + 1;
+  if (cells_.empty()) cells_.assign(static_cast<std::size_t>(side) * static_cast<std::size_t>(side), Cell{0, 0});
   // A cell further along either chain covers a superset of this cell's
   // buckets and was written by every record that wrote this one: once a cell
   // already holds `start` or more, so do all the cells after it.
-  for (int i = bucket(size) + 1; i < kSide; i += i & -i) {
-    const int first_j = bucket(duration) + 1;
-    for (int j = first_j; j < kSide; j += j & -j) {
-      Cell& c = cells_[static_cast<std::size_t>(i) * kSide + static_cast<std::size_t>(j)];
+  for (int i = size_bucket + 1; i < side; i += i & -i) {
+    const int first_j = duration_bucket + 1;
+    for (int j = first_j; j < side; j += j & -j) {
+      Cell& c = cells_[static_cast<std::size_t>(i) * static_cast<std::size_t>(side) + static_cast<std::size_t>(j)];
       if (c.epoch == epoch_ && c.start >= start) {
         if (j == first_j) return;
         break;

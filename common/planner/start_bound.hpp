@@ -14,16 +14,19 @@
 // which is the earliest start when that is >= not_before).
 //
 // The bound is the largest start recorded for a shape dominated by the
-// query's, found in a 2-D Fenwick tree over size and duration buckets (two
+// query's, found in a 2-D Fenwick tree over size and duration buckets (2^b
 // per power of two): a recorded shape counts when both its buckets are below
-// the query's (so its size and duration are strictly smaller). O(log^2 B) per
-// query and per record, B = 48 buckets: sizes and durations below 3 x 2^23
-// (25 million units or seconds, 291 days). A larger one is not recorded (the
-// largest start of fewer records is still a bound) and, in a query, lies
-// above every bucket. The tree is no larger than that because a record walks
-// up to its last index: 48 keeps it to 2-4 cells per axis at the sizes and
-// estimates of real machines (128 took 5-7). The owner must reset() whenever
-// the profile gained units (Planner::additions() changed) or was rebuilt.
+// the query's (so its size and duration are strictly smaller). O(log^2 B)
+// per query and per record, B buckets up to sizes and durations of 3 x 2^23
+// (25 million units or seconds, 291 days): 179 for the default b = 3, 48
+// for b = 1. A larger one is not recorded (the largest start of fewer
+// records is still a bound) and, in a query, lies above every bucket. Finer
+// buckets bound more queries more tightly and cost more cells per record and
+// query: b = 3 against b = 1 made a fresh plan of 100,000 jobs on 10,000
+// nodes 0.64x as long and conservative's resync there 0.7x, and changed no
+// simulation's time measurably (docs/benchmarks.md, fourteenth session).
+// The owner must reset() whenever the profile gained units
+// (Planner::additions() changed) or was rebuilt.
 #pragma once
 
 #include <cstdint>
@@ -35,6 +38,10 @@ namespace los {
 
 class StartBound {
  public:
+  // 2^octave_bits buckets per power of two (1 to 4).
+  static constexpr int kOctaveBits = 3;
+  explicit StartBound(int octave_bits = kOctaveBits);
+
   // Forget every recorded start.
   void reset();
 
@@ -45,18 +52,21 @@ class StartBound {
   // A search for (size, duration) found `start`.
   void record(std::int64_t size, Time duration, Time start);
 
-  // 0 for 1, then two buckets per power of two: 2-3 -> 1, 2; 4-5 -> 3, 6-7 -> 4;
-  // ... Nondecreasing; a value in a lower bucket is smaller. Buckets from
-  // kBuckets on (values from 3 x 2^23) are beyond the tree.
-  static int bucket(std::int64_t x);
-  static constexpr int kBuckets = 48;
+  // The bucket of x with 2^bits buckets per power of two. bits = 1: 0 for
+  // 1, then 2-3 -> 1, 2; 4-5 -> 3, 6-7 -> 4; ... Nondecreasing; a value in a
+  // lower bucket is smaller. Buckets from buckets(bits) on (values from
+  // 3 x 2^23) are beyond the tree.
+  static int bucket(std::int64_t x, int bits = 1);
+  static int buckets(int bits = 1) { return bucket(std::int64_t{3} << 23, bits); }
 
  private:
   struct Cell {
     Time start;
     std::uint32_t epoch;
   };
-  std::vector<Cell> cells_;  // (kBuckets + 1)^2, 1-based Fenwick; lazily made
+  int bits_;
+  int buckets_;              // buckets(bits_)
+  std::vector<Cell> cells_;  // (buckets_ + 1)^2, 1-based Fenwick; lazily made
   std::uint32_t epoch_ = 1;
 };
 
