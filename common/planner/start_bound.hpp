@@ -23,8 +23,9 @@
 // records is still a bound) and, in a query, lies above every bucket. Finer
 // buckets bound more queries more tightly and cost more cells per record and
 // query: b = 3 against b = 1 made a fresh plan of 100,000 jobs on 10,000
-// nodes 0.64x as long and conservative's resync there 0.7x, and changed no
-// simulation's time measurably (docs/benchmarks.md, fourteenth session).
+// nodes 0.58-0.66x as long and conservative's resync there 0.6-0.73x, and
+// changed no simulation's time measurably (docs/benchmarks.md, fourteenth
+// session).
 // The owner must reset() whenever the profile gained units
 // (Planner::additions() changed) or was rebuilt.
 #pragma once
@@ -40,6 +41,10 @@ class StartBound {
  public:
   // 2^octave_bits buckets per power of two (1 to 4).
   static constexpr int kOctaveBits = 3;
+  // Two per power of two: a 38 KB tree instead of 518 KB, for an owner that
+  // keeps many bounds (the gang family's rows: two per row, where the finer
+  // trees cost a resync at 5,000 pending jobs 10 % more than they saved).
+  static constexpr int kCoarseOctaveBits = 1;
   explicit StartBound(int octave_bits = kOctaveBits);
 
   // Forget every recorded start.

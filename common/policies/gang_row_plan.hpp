@@ -126,13 +126,13 @@ class GangRowPlan {
   void reindex_moved();
 
   Planner planner_;
-  StartBound bound_;
+  StartBound bound_{StartBound::kCoarseOctaveBits};
   std::uint64_t bound_additions_ = 0;  // planner_.additions() when the records began
   Time bound_now_ = 0;                 // the latest `now` asked since then
   bool bound_empty_ = true;            // no record since the last reset
   std::vector<Move> moves_;            // compress()'s answer, reused
   std::vector<HolderIndex::Holder> moved_;  // the moved holders' old entries, in pass order
-  StartBound visited_;                 // compress()'s bound within a pass, reused
+  StartBound visited_{StartBound::kCoarseOctaveBits};  // compress()'s bound within a pass, reused
 };
 
 }  // namespace los
