@@ -178,10 +178,10 @@ std::size_t TabuPlan::mark_spacing(std::size_t n, std::size_t buckets, std::size
   // steps e / 2 positions on average from its mark. A bucket copies in
   // about 1/32 of a place() (a memcpy against a bucket search), so the sum
   // n B / (32 e) + R e / 2 is least at e = sqrt(n B / (16 R)). Simulations
-  // read a list ~2n times between rebuilds (e ~ 2-4 on HPC2N, against 32
-  // fixed before: 15-20 % of a search); a live search capped in time reads
-  // it far fewer times, so long lists on large machines keep wide spacing.
-  // The marks' memory stays within kMaxMarkBuckets buckets.
+  // read a list ~2n times between rebuilds (e is 2 in most of HPC2N's
+  // rebuilds; a fixed 32 took 7-13 % more of its run); a live search capped
+  // in time reads it far fewer times, so long lists on large machines keep
+  // wide spacing. The marks' memory stays within kMaxMarkBuckets buckets.
   constexpr std::size_t kMaxMarkBuckets = std::size_t{1} << 22;  // 64 MB
   const double b = static_cast<double>(std::max<std::size_t>(buckets, 1));
   const double r = static_cast<double>(std::max<std::size_t>(reads, 1));
