@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <unordered_set>
 #include <vector>
 
 namespace los {
@@ -12,20 +13,36 @@ double BfFairPolicy::user_nuwt(int user) const {
   return it->second.wait / std::max(1.0, it->second.area);
 }
 
+void BfFairPolicy::finish(JobId id, Time start, int size, Time now) {
+  const auto it = seen_.find(id);
+  if (it == seen_.end()) return;  // started before this policy saw it
+  UserTotals& u = users_[it->second.user];
+  u.wait += static_cast<double>(std::max<Time>(0, start - it->second.submit));
+  u.area += static_cast<double>(std::max<Time>(0, now - start)) * size;
+  seen_.erase(it);
+}
+
 StepResult BfFairPolicy::step(const Snapshot& snapshot) {
   const Time now = snapshot.now;
   for (const Job& j : snapshot.queue) seen_.try_emplace(j.id, Seen{j.user, j.submit});
+  if (live_ && snapshot.resync) {
+    std::unordered_set<JobId> still;
+    still.reserve(snapshot.running.size());
+    for (const RunningJob& r : snapshot.running) still.insert(r.job.id);
+    for (const auto& [id, r] : running_) {
+      if (!still.count(id)) finish(id, r.start, r.size, now);
+    }
+  }
   for (const SnapshotEvent& ev : snapshot.events) {
     if (ev.kind == SnapshotEvent::Kind::Ended) {
-      const auto it = seen_.find(ev.job);
-      if (it == seen_.end()) continue;  // started before this policy saw it
-      UserTotals& u = users_[it->second.user];
-      u.wait += static_cast<double>(std::max<Time>(0, ev.start - it->second.submit));
-      u.area += static_cast<double>(std::max<Time>(0, now - ev.start)) * ev.size;
-      seen_.erase(it);
+      finish(ev.job, ev.start, ev.size, now);
     } else if (ev.kind == SnapshotEvent::Kind::Withdrawn) {
       seen_.erase(ev.job);
     }
+  }
+  if (live_) {
+    running_.clear();
+    for (const RunningJob& r : snapshot.running) running_[r.job.id] = Running{r.start, r.job.size};
   }
 
   // Sort key: -NUWT, so the highest NUWT comes first; users with NUWT 0 last.
@@ -55,6 +72,6 @@ StepResult BfFairPolicy::step(const Snapshot& snapshot) {
   return result;
 }
 
-PolicyPtr make_bf_fair(const ParamValues&, RunMode) { return std::make_unique<BfFairPolicy>(); }
+PolicyPtr make_bf_fair(const ParamValues&, RunMode mode) { return std::make_unique<BfFairPolicy>(mode); }
 
 }  // namespace los

@@ -13,7 +13,8 @@
 // State: the per-user totals, learned from Ended events (start and size
 // come with the event, the end is now, submit and user were seen in the
 // queue). A resync keeps them: the finished jobs are history, not state of
-// the cluster.
+// the cluster. A live resync carries no events, so a job that ended since
+// the last step is learned from the running jobs: running then, not now.
 #pragma once
 
 #include <unordered_map>
@@ -24,6 +25,7 @@ namespace los {
 
 class BfFairPolicy final : public Policy {
  public:
+  explicit BfFairPolicy(RunMode mode = RunMode::Simulation) : live_(mode == RunMode::Live) {}
   std::string name() const override { return "bf-fair"; }
   StepResult step(const Snapshot& snapshot) override;
 
@@ -39,8 +41,17 @@ class BfFairPolicy final : public Policy {
     double wait = 0;
     double area = 0;
   };
+  struct Running {
+    Time start;
+    int size;
+  };
+  // Job `id` ended at `now`: its user's totals take its wait and area.
+  void finish(JobId id, Time start, int size, Time now);
+
+  bool live_;
   std::unordered_map<JobId, Seen> seen_;  // jobs waiting or running
   std::unordered_map<int, UserTotals> users_;
+  std::unordered_map<JobId, Running> running_;  // live: the last step's running jobs
 };
 
 PolicyPtr make_bf_fair(const ParamValues& values, RunMode mode);

@@ -1023,5 +1023,43 @@ TEST(BfFair, NuwtFromFinishedJobs) {
   EXPECT_DOUBLE_EQ(p.user_nuwt(8), 0.0);
 }
 
+// Live, a resync carries no events: a job running at the last step and not
+// now ended in between, and counts as finished as the Ended event would have
+// it. Job 1 (user 7) was submitted at 0 and started at 10; it ends before
+// the resync at 30: user 7's NUWT is 10 / (20 x 2), as by the event.
+TEST(BfFair, AResyncCountsAJobThatEndedMeanwhileAsFinished) {
+  auto snapshot = [](Time now, bool running) {
+    Snapshot s;
+    s.total_units = 4;
+    s.free_units = running ? 2 : 4;
+    s.now = now;
+    if (running) {
+      RunningJob r;
+      r.job = job(1, 0, 2, 100, 100, 7);
+      r.start = 10;
+      s.running.push_back(r);
+    }
+    s.queue = {job(2, 5, 4, 10, 10, 8)};
+    return s;
+  };
+  Snapshot waiting = snapshot(0, false);
+  waiting.queue.insert(waiting.queue.begin(), job(1, 0, 2, 100, 100, 7));
+  waiting.free_units = 0;  // nothing starts yet
+  for (const bool resync : {false, true}) {
+    BfFairPolicy p(RunMode::Live);
+    p.step(waiting);
+    const Snapshot started = snapshot(10, true);
+    p.step(started);
+    Snapshot ended = snapshot(30, false);
+    if (resync) {
+      ended.resync = true;
+    } else {
+      ended.events = diff_snapshots(started, ended);
+    }
+    p.step(ended);
+    EXPECT_DOUBLE_EQ(p.user_nuwt(7), 10.0 / 40) << (resync ? "resync" : "events");
+  }
+}
+
 }  // namespace
 }  // namespace los
