@@ -61,8 +61,8 @@ class StartBound {
   // 1, then 2-3 -> 1, 2; 4-5 -> 3, 6-7 -> 4; ... Nondecreasing; a value in a
   // lower bucket is smaller. Buckets from buckets(bits) on (values from
   // 3 x 2^23) are beyond the tree.
-  static int bucket(std::int64_t x, int bits = 1);
-  static int buckets(int bits = 1) { return bucket(std::int64_t{3} << 23, bits); }
+  static int bucket(std::int64_t x, int bits);
+  static int buckets(int bits) { return bucket(std::int64_t{3} << 23, bits); }
 
  private:
   struct Cell {

@@ -2,8 +2,9 @@
 
 #include <algorithm>
 #include <limits>
-#include <unordered_set>
 #include <vector>
+
+#include "model/job_id_index.hpp"
 
 namespace los {
 
@@ -26,11 +27,10 @@ StepResult BfFairPolicy::step(const Snapshot& snapshot) {
   const Time now = snapshot.now;
   for (const Job& j : snapshot.queue) seen_.try_emplace(j.id, Seen{j.user, j.submit});
   if (live_ && snapshot.resync) {
-    std::unordered_set<JobId> still;
-    still.reserve(snapshot.running.size());
+    JobIdIndex still(snapshot.running.size());
     for (const RunningJob& r : snapshot.running) still.insert(r.job.id);
-    for (const auto& [id, r] : running_) {
-      if (!still.count(id)) finish(id, r.start, r.size, now);
+    for (const Running& r : running_) {
+      if (!still.contains(r.id)) finish(r.id, r.start, r.size, now);
     }
   }
   for (const SnapshotEvent& ev : snapshot.events) {
@@ -42,7 +42,7 @@ StepResult BfFairPolicy::step(const Snapshot& snapshot) {
   }
   if (live_) {
     running_.clear();
-    for (const RunningJob& r : snapshot.running) running_[r.job.id] = Running{r.start, r.job.size};
+    for (const RunningJob& r : snapshot.running) running_.push_back({r.job.id, r.start, r.job.size});
   }
 
   // Sort key: -NUWT, so the highest NUWT comes first; users with NUWT 0 last.

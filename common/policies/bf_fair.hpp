@@ -18,6 +18,7 @@
 #pragma once
 
 #include <unordered_map>
+#include <vector>
 
 #include "policy/policy.hpp"
 
@@ -42,6 +43,7 @@ class BfFairPolicy final : public Policy {
     double area = 0;
   };
   struct Running {
+    JobId id;
     Time start;
     int size;
   };
@@ -51,7 +53,7 @@ class BfFairPolicy final : public Policy {
   bool live_;
   std::unordered_map<JobId, Seen> seen_;  // jobs waiting or running
   std::unordered_map<int, UserTotals> users_;
-  std::unordered_map<JobId, Running> running_;  // live: the last step's running jobs
+  std::vector<Running> running_;  // live: the last step's running jobs (storage reused)
 };
 
 PolicyPtr make_bf_fair(const ParamValues& values, RunMode mode);

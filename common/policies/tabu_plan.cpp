@@ -4,6 +4,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "model/job_id_index.hpp"
 #include "planner/running_profile.hpp"
 
 namespace los {
@@ -98,12 +99,11 @@ bool TabuPlan::end_running(JobId id, Time now, bool& freed) {
 }
 
 void TabuPlan::end_missing(std::span<const RunningJob> running, Time now) {
-  std::unordered_set<JobId> still;
-  still.reserve(running.size());
+  JobIdIndex still(running.size());
   for (const RunningJob& r : running) still.insert(r.job.id);
   std::vector<JobId> gone;
   for (const auto& [id, r] : running_) {
-    if (!still.count(id)) gone.push_back(id);
+    if (!still.contains(id)) gone.push_back(id);
   }
   bool freed = false;
   for (const JobId id : gone) end_running(id, now, freed);

@@ -49,7 +49,8 @@ std::int64_t tabu_search(TabuPlan& plan, Time now, std::int64_t iterations, std:
   // list, running jobs and criteria change only when a move is kept), so a
   // job tried again before any move is kept gives the result it gave: the
   // search reuses it instead of making the move again. The search is the
-  // same, draw for draw (2n draws from n jobs repeat about 57 % of them).
+  // same, draw for draw (about half of the draws repeat a job on the shared
+  // traces).
   // `movable` keeps its order during the search: a kept move only reorders
   // the list.
   constexpr std::uint64_t kNotTried = ~std::uint64_t{0};
