@@ -25,6 +25,10 @@
 //            arrived: the incremental path with compression;
 //   resync   the resync flag is set on every snapshot: the policy rebuilds
 //            from scratch each time: the worst case (daemon or plugin restart);
+//   restart  losd itself restarts before each snapshot (untimed): a fresh
+//            losd, the plugin's HELLO, then the timed snapshot with the
+//            resync flag: the first step of a new losd, which plans the
+//            whole queue (a policy with a step budget plans what it can);
 //   burst    --burst running jobs end early and --arrivals jobs arrive in one
 //            snapshot; before each (untimed) the cluster is reset to the same
 //            settled state and sent with the resync flag, so every iteration
@@ -281,27 +285,32 @@ class QueryFlood {
   std::vector<pid_t> children_;
 };
 
-enum class Mode { Steady, Churn, Resync, Burst, SteadyFlood, SteadyFloodExempt };
+enum class Mode { Steady, Churn, Resync, Restart, Burst, SteadyFlood, SteadyFloodExempt };
 
 void run_case(benchmark::State& state, const std::string& policy, Mode mode, const Scale& scale) {
-  test::LosdProcess losd(losd_binary(), "log_level: warning\ndefault_policy: \"" + policy + "\"\n");
+  const std::string config = "log_level: warning\ndefault_policy: \"" + policy + "\"\n";
+  auto losd_ptr = std::make_unique<test::LosdProcess>(losd_binary(), config);
   std::unique_ptr<QueryFlood> flood;
   if (mode == Mode::SteadyFlood && ::geteuid() != 0) {
     state.SkipWithError("steady_flood20 needs root (its clients run as nobody)");
     return;
   }
-  protocol::Client plugin(losd.plugin_socket(), std::chrono::seconds(600));
-  plugin.hello("losd_bench", "", "bench");
+  std::unique_ptr<protocol::Client> plugin;
+  const auto connect = [&] {
+    plugin = std::make_unique<protocol::Client>(losd_ptr->plugin_socket(), std::chrono::seconds(600));
+    plugin->hello("losd_bench", "", "bench");
+  };
+  connect();
   Cluster cluster(scale);
   std::uint64_t seq = 0;
   const auto send = [&](const protocol::SnapshotMessage& m) {
-    return protocol::decode_decisions(plugin.request(protocol::encode(m)).payload);
+    return protocol::decode_decisions(plugin->request(protocol::encode(m)).payload);
   };
   // Warm up: the first snapshot builds the policy's state.
   cluster.apply(send(cluster.message(++seq, true)));
   const Cluster settled = cluster;  // what each burst starts from
   if (mode == Mode::SteadyFlood || mode == Mode::SteadyFloodExempt) {
-    flood = std::make_unique<QueryFlood>(losd, 20, mode == Mode::SteadyFlood);
+    flood = std::make_unique<QueryFlood>(*losd_ptr, 20, mode == Mode::SteadyFlood);
     std::this_thread::sleep_for(std::chrono::milliseconds(500));  // the flood under way
   }
   std::size_t bytes = 0;
@@ -320,18 +329,22 @@ void run_case(benchmark::State& state, const std::string& policy, Mode mode, con
       cluster = settled;
       cluster.apply(send(cluster.message(++seq, true)));
       ended += cluster.burst();
+    } else if (mode == Mode::Restart) {
+      plugin.reset();
+      losd_ptr = std::make_unique<test::LosdProcess>(losd_binary(), config);
+      connect();
     }
     // The copy into the message is the benchmark's, not the plugin's work.
-    const protocol::SnapshotMessage m = cluster.message(++seq, mode == Mode::Resync);
-    const double cpu0 = cpu_ns(losd.pid());
+    const protocol::SnapshotMessage m = cluster.message(++seq, mode == Mode::Resync || mode == Mode::Restart);
+    const double cpu0 = cpu_ns(losd_ptr->pid());
     state.ResumeTiming();
     const auto t0 = std::chrono::steady_clock::now();
     const protocol::Bytes frame = protocol::encode(m);
-    const protocol::Frame reply = plugin.request(frame);
+    const protocol::Frame reply = plugin->request(frame);
     const protocol::DecisionsMessage d = protocol::decode_decisions(reply.payload);
     samples.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
     state.PauseTiming();
-    const double cpu = (cpu_ns(losd.pid()) - cpu0) / 1e6;
+    const double cpu = (cpu_ns(losd_ptr->pid()) - cpu0) / 1e6;
     losd_cpu_sum += cpu;
     losd_cpu_max = std::max(losd_cpu_max, cpu);
     state.ResumeTiming();
@@ -408,6 +421,7 @@ int main(int argc, char** argv) {
       const std::string p = spec.to_string();
       for (const auto& [label, mode] :
            {std::pair{"steady", Mode::Steady}, std::pair{"churn", Mode::Churn}, std::pair{"resync", Mode::Resync},
+            std::pair{"restart", Mode::Restart},
             std::pair{"burst", Mode::Burst}, std::pair{"steady_flood20", Mode::SteadyFlood},
             std::pair{"steady_flood20_exempt", Mode::SteadyFloodExempt}}) {
         auto* b = benchmark::RegisterBenchmark(("losd_roundtrip/" + p + "/" + label).c_str(),

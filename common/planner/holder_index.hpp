@@ -97,6 +97,24 @@ class HolderIndex {
     }
   }
 
+  // Places the walk before the first holder with key >= (start, order): the
+  // next next() returns it or a later one. Its ancestors above the key go on
+  // the stack unpruned (may_hold is tested on the subtrees entered after).
+  void seek(Walk& walk, Time start, std::int64_t order) const {
+    walk.stack_.clear();
+    walk.pending_ = kNil;
+    walk.started_ = true;
+    for (Index t = root_; t != kNil;) {
+      const Node& n = nodes_[t];
+      if (before(n.holder, start, order)) {
+        t = n.right;
+      } else {
+        walk.stack_.push_back(t);
+        t = n.left;
+      }
+    }
+  }
+
   // The first holder with key > (start, order), in key order, for which
   // accept(holder) is true. may_hold(bounds) must be true for any subtree that
   // holds a holder accept() takes (it may be true for others). nullptr when

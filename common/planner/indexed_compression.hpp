@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <utility>
 
 #include "model/job.hpp"
 #include "planner/gain_reach.hpp"
@@ -17,6 +18,19 @@
 #include "planner/start_bound.hpp"
 
 namespace los {
+
+// Where a pass stopped early: the next holder it would have visited has a
+// key at or after (start, order).
+struct CompressionCursor {
+  Time start;
+  std::int64_t order;
+};
+
+// How a pass ended: complete, or stopped (by may_search) before `resume`.
+struct CompressionPass {
+  bool complete = true;
+  CompressionCursor resume{};
+};
 
 // Visits, in order of reserved start, the holders of `holders` that the units
 // gained since the last pass (the planner's gain log) could let start earlier,
@@ -27,10 +41,18 @@ namespace los {
 // at a visited key, which the search never goes back to, and its old start
 // only loosens the subtree bounds, which stay lower bounds). `visited` is
 // scratch, reused to keep its memory.
-template <class Move>
-void compress_indexed(const Planner& planner, const HolderIndex& holders, StartBound& visited, Time now, Move&& move) {
+//
+// Resumable: with `from`, only the holders with keys at or after it are
+// visited; may_search() is asked before each search, and a false stops the
+// pass there and returns where to resume. A stopped pass leaves a valid plan
+// that is not yet a fixpoint: the caller keeps the gain log and resumes
+// (policies/backfilling.hpp has why that is sound). The overload without
+// them below is the whole pass.
+template <class Move, class MaySearch>
+CompressionPass compress_indexed(const Planner& planner, const HolderIndex& holders, StartBound& visited, Time now,
+                                 const CompressionCursor* from, MaySearch&& may_search, Move&& move) {
   GainReach gained(planner, now);
-  if (gained.empty()) return;  // nothing gained: the plan is still a fixpoint
+  if (gained.empty()) return {};  // nothing gained: the plan is still a fixpoint
   // Each move adds a gained interval, and the bound re-reads them all after
   // every move: once they are many, visiting the remaining holders one by one
   // (what the full scan does, so the same moves) is cheaper.
@@ -60,8 +82,10 @@ void compress_indexed(const Planner& planner, const HolderIndex& holders, StartB
   // s' finds the same answer (or r when there is none).
   visited.reset();
   HolderIndex::Walk walk;
+  if (from != nullptr) holders.seek(walk, from->start, from->order);
   while (const HolderIndex::Holder* found = holders.next(walk, may_hold, accept)) {
     const HolderIndex::Holder h = *found;
+    if (!may_search()) return {false, {h.start, h.order}};
     // A start that became possible lies before gained.reach(size) (the
     // window holds a gained point q with >= size units free, and s <= q <
     // reach: GainReach): the search stops there instead of at h.start.
@@ -75,6 +99,12 @@ void compress_indexed(const Planner& planner, const HolderIndex& holders, StartB
     gained.refresh(s, saturating_end(h.start, h.duration));
     bounded = gained.intervals() <= kMostGainedIntervals;
   }
+  return {};
+}
+
+template <class Move>
+void compress_indexed(const Planner& planner, const HolderIndex& holders, StartBound& visited, Time now, Move&& move) {
+  compress_indexed(planner, holders, visited, now, nullptr, [] { return true; }, std::forward<Move>(move));
 }
 
 }  // namespace los

@@ -165,6 +165,11 @@ class Planner {
   bool logging_gains() const { return log_gains_; }
   const std::vector<std::pair<Time, Time>>& gains() const { return gains_; }
   void clear_gains() { gains_.clear(); }
+  // Appends [a, b) to the gain log (when on) without changing the profile:
+  // a caller that clears the log hands back the gains it has still to act on.
+  void note_gain(Time a, Time b) {
+    if (log_gains_ && a < b) gains_.emplace_back(a, b);
+  }
 
   // How many times units were added (release(), add() with a positive
   // delta), whether or not the gain log is on. While it does not change, the

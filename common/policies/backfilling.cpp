@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <limits>
 #include <stdexcept>
 #include <string>
@@ -13,8 +14,15 @@
 
 namespace los {
 
-BackfillingPolicy::BackfillingPolicy(int depth, std::string label, Compression compression, Pass pass)
-    : depth_(depth), label_(std::move(label)), compression_(compression), pass_(pass) {}
+BackfillingPolicy::BackfillingPolicy(int depth, std::string label, Compression compression, Pass pass, Limits limits,
+                                     RunMode mode)
+    : depth_(depth), label_(std::move(label)), limits_(limits), mode_(mode), compression_(compression), pass_(pass) {}
+
+StepBudget BackfillingPolicy::step_budget() const {
+  const double wall = mode_ == RunMode::Live ? limits_.live_seconds : 0.0;
+  return StepBudget(limits_.searches,
+                    std::chrono::duration_cast<StepBudget::Clock::duration>(std::chrono::duration<double>(wall)));
+}
 
 Time BackfillingPolicy::insertion_start(std::int64_t size, Time duration, Time now) {
   const Planner& planner = profile_.planner();
@@ -82,9 +90,12 @@ bool BackfillingPolicy::update(const Snapshot& snapshot, bool& freed) {
   return first == nullptr || first->start >= now;
 }
 
-void BackfillingPolicy::rebuild(const Snapshot& snapshot) {
+void BackfillingPolicy::rebuild(const Snapshot& snapshot, StepBudget& budget) {
   const Time now = snapshot.now;
   profile_.rebuild(snapshot);
+  replan_backlog_.clear();
+  sweep_ = {};
+  deferred_gains_.clear();
   Planner& planner = profile_.planner();
   insertions_.reset();  // a new planner: its additions() count starts again
   insertions_additions_ = planner.additions();
@@ -97,26 +108,66 @@ void BackfillingPolicy::rebuild(const Snapshot& snapshot) {
   reserved_.clear();
   holders_.clear();
   for (const QueuedHolder& held : queued_holders(holders, snapshot.queue)) {
-    const Job& j = *held.job;
-    if (j.size > snapshot.total_units) continue;
-    const Time d = planned_duration(j.estimate);
-    const Time s = insertion_start(j.size, d, now);
-    if (s >= kTimeInfinity) continue;
-    add_reservation(j.id, j.size, s, d, planner.reserve(s, d, j.size));
+    if (!budget.take()) {
+      replan_backlog_.push_back(held.job->id);
+      continue;
+    }
+    replan_holder(*held.job, now);
   }
 }
 
-void BackfillingPolicy::compress(Time now) {
+void BackfillingPolicy::replan_holder(const Job& job, Time now) {
+  if (job.size > profile_.planner().capacity()) return;  // can never run here
+  const Time d = planned_duration(job.estimate);
+  const Time s = insertion_start(job.size, d, now);
+  if (s >= kTimeInfinity) return;
+  add_reservation(job.id, job.size, s, d, profile_.planner().reserve(s, d, job.size));
+}
+
+void BackfillingPolicy::replan_backlog(const Snapshot& snapshot, StepBudget& budget) {
+  if (replan_backlog_.empty()) return;
+  const std::vector<JobId> waiting = std::move(replan_backlog_);
+  replan_backlog_.clear();
+  // Those no longer queued (withdrawn meanwhile) drop out here.
+  for (const QueuedHolder& held : queued_holders(waiting, snapshot.queue)) {
+    if (!budget.take()) {
+      replan_backlog_.push_back(held.job->id);
+      continue;
+    }
+    replan_holder(*held.job, snapshot.now);
+  }
+}
+
+void BackfillingPolicy::compress(Time now, StepBudget& budget) {
   Planner& planner = profile_.planner();
-  if (compression_ == Compression::FullScan || !planner.logging_gains()) {
+  if (compression_ == Compression::FullScan || !planner.logging_gains()) {  // the reference: no budget
     compress_full_scan(now);
     planner.clear_gains();
     return;
   }
-  compress_indexed(planner, holders_, visited_, now,
-                   [&](const HolderIndex::Holder& h, Time s) { move_span(h.id, reservation_of(h.id), s); });
-  reindex_moved();
-  planner.clear_gains();
+  // A sweep the budget stopped goes on at its cursor (sweep_ has why that is
+  // sound); the units that came back since it stopped need a sweep of their
+  // own after it, from the first holder.
+  for (;;) {
+    if (sweep_.active) {
+      const auto& log = planner.gains();
+      deferred_gains_.insert(deferred_gains_.end(), log.begin() + static_cast<std::ptrdiff_t>(sweep_.logged),
+                             log.end());
+    }
+    const CompressionPass pass = compress_indexed(
+        planner, holders_, visited_, now, sweep_.active ? &sweep_.resume : nullptr, [&] { return budget.take(); },
+        [&](const HolderIndex::Holder& h, Time s) { move_span(h.id, reservation_of(h.id), s); });
+    reindex_moved();
+    if (!pass.complete) {
+      sweep_ = {true, pass.resume, planner.gains().size()};
+      return;
+    }
+    sweep_.active = false;
+    planner.clear_gains();
+    if (deferred_gains_.empty()) return;
+    for (const auto& [a, b] : deferred_gains_) planner.note_gain(a, b);
+    deferred_gains_.clear();
+  }
 }
 
 void BackfillingPolicy::compress_full_scan(Time now) {
@@ -164,13 +215,18 @@ void BackfillingPolicy::find_due_holders(const JobQueue& queue, std::size_t from
 StepResult BackfillingPolicy::step(const Snapshot& snapshot) {
   const Time now = snapshot.now;
   StepResult result;
+  StepBudget budget = step_budget();
 
   bool freed = false;
   if (snapshot.resync || profile_.stale(snapshot) || !update(snapshot, freed)) {
-    rebuild(snapshot);
-  } else if (freed) {
-    compress(now);
+    rebuild(snapshot, budget);
+  } else {
+    replan_backlog(snapshot, budget);
+    if (freed || sweep_.active) compress(now, budget);
   }
+  // Old holders still waiting for their re-plan go first: while any wait,
+  // the budget is spent (it stopped their re-plan), so the pass below hands
+  // out no start and no reservation ahead of them.
 
   Planner& planner = profile_.planner();
   std::int64_t free_now = planner.free_at(now);
@@ -312,6 +368,9 @@ StepResult BackfillingPolicy::step(const Snapshot& snapshot) {
       know_first();
       if (first_reserved >= now && first_reserved < now + d && job.size > free_at_first) continue;
     }
+    // Out of budget: this job and the rest wait for the next step, which
+    // goes on from here (a holder due now still starts, above).
+    if (!budget.take()) continue;
     // Beyond the depth a job may only start now, for its whole estimate.
     const Time s = may_reserve ? insertion_start(job.size, d, now)
                                : (planner.min_free(now, now + d) >= job.size ? now : kTimeInfinity);
@@ -330,8 +389,11 @@ StepResult BackfillingPolicy::step(const Snapshot& snapshot) {
     held_order_.swap(next_held_order_);
     held_order_valid_ = true;
   }
-  // The plan is a fixpoint now: from here on, log where units come back.
+  // The plan is a fixpoint now (or a stopped sweep's, which keeps its log):
+  // from here on, log where units come back.
   planner.log_gains(true);
+  // Work left for the next step: ask for it a second from now.
+  if (budget.spent() || !replan_backlog_.empty() || sweep_.active) result.wakeup = now + 1;
   return result;
 }
 
@@ -346,8 +408,21 @@ PolicyPtr make_easy(const ParamValues& values, RunMode) {
   return std::make_unique<BackfillingPolicy>(1, values.canonical());
 }
 
-PolicyPtr make_conservative(const ParamValues& values, RunMode) {
-  return std::make_unique<BackfillingPolicy>(BackfillingPolicy::kUnlimited, values.canonical());
+const ParamTable& conservative_parameters() {
+  static const ParamTable table = {
+      Param::integer("searches", 0, 0, 1000000000,
+                     "planning searches a step at most, the rest in the next steps (0: no cap; for studies)"),
+      Param::number("live-limit", 0.015, 0, 3600,
+                    "live: wall-clock seconds of planning a step at most, the rest in the next steps (0: none)"),
+  };
+  return table;
+}
+
+PolicyPtr make_conservative(const ParamValues& values, RunMode mode) {
+  const BackfillingPolicy::Limits limits{values.integer("searches"), values.number("live-limit")};
+  return std::make_unique<BackfillingPolicy>(BackfillingPolicy::kUnlimited, values.canonical(),
+                                             BackfillingPolicy::Compression::Indexed,
+                                             BackfillingPolicy::Pass::Skipping, limits, mode);
 }
 
 PolicyPtr make_aggressive(const ParamValues& values, RunMode) {

@@ -48,15 +48,29 @@
 
 #include <cstdint>
 #include <limits>
+#include <utility>
 #include <vector>
 
 #include "model/job_id_index.hpp"
 #include "planner/holder_index.hpp"
+#include "planner/indexed_compression.hpp"
 #include "planner/running_profile.hpp"
 #include "planner/start_bound.hpp"
 #include "policy/policy.hpp"
+#include "policy/step_budget.hpp"
 
 namespace los {
+
+// A step's budget (docs/policies.md, "A step's budget"): at most `searches`
+// planning searches a step (0: no count) and, live, at most `live_seconds`
+// of wall-clock time (0: none). A step that runs out hands out nothing more,
+// keeps the rest of its work (holders still to re-plan after a rebuild, a
+// compression's sweep) for the next step, and asks to be called again a
+// second later. The default is no budget.
+struct BackfillingLimits {
+  std::int64_t searches = 0;
+  double live_seconds = 0;
+};
 
 class BackfillingPolicy final : public Policy {
  public:
@@ -70,11 +84,16 @@ class BackfillingPolicy final : public Policy {
   // them (JobQueue::first_at_most); Plain reads every job (the reference).
   enum class Pass { Skipping, Plain };
 
+  using Limits = BackfillingLimits;
+
   // `label` is the canonical spelling returned by name().
   BackfillingPolicy(int depth, std::string label, Compression compression = Compression::Indexed,
-                    Pass pass = Pass::Skipping);
+                    Pass pass = Pass::Skipping, Limits limits = {}, RunMode mode = RunMode::Simulation);
 
   std::string name() const override { return label_; }
+  Capabilities capabilities() const override {
+    return {.wall_clock_budget = mode_ == RunMode::Live && limits_.live_seconds > 0};
+  }
   StepResult step(const Snapshot& snapshot) override;
   std::vector<PlannedStart> reservations() const override;
   const Planner* plan() const override { return &profile_.planner(); }
@@ -90,9 +109,15 @@ class BackfillingPolicy final : public Policy {
     Planner::SpanId span;
   };
 
+  StepBudget step_budget() const;
   bool update(const Snapshot& snapshot, bool& freed);
-  void rebuild(const Snapshot& snapshot);
-  void compress(Time now);
+  void rebuild(const Snapshot& snapshot, StepBudget& budget);
+  // Re-plans a holder of before a rebuild (a queued job holding nothing now).
+  void replan_holder(const Job& job, Time now);
+  // Re-plans the holders a rebuild's budget left in replan_backlog_, in
+  // their old order, as far as the budget goes.
+  void replan_backlog(const Snapshot& snapshot, StepBudget& budget);
+  void compress(Time now, StepBudget& budget);
   void compress_full_scan(Time now);
   // Moves holder `id` (reserved at r.start) to start s, in the planner and
   // in both orders.
@@ -116,6 +141,8 @@ class BackfillingPolicy final : public Policy {
 
   int depth_;
   std::string label_;
+  Limits limits_;
+  RunMode mode_;
   RunningProfile profile_;  // running jobs; the reservations sit on top of it
   JobMap<Reservation> reserved_;
   HolderIndex holders_;                     // the holders in order of reserved start, searchable by shape
@@ -136,9 +163,31 @@ class BackfillingPolicy final : public Policy {
   StartBound visited_;                      // compress()'s bound, kept to reuse its memory
   StartBound insertions_;                   // valid while the planner's additions() stay
   std::uint64_t insertions_additions_ = 0;  // planner.additions() when it was valid
+  // What a step's budget left to do (Limits). Holders of before a rebuild
+  // not yet re-planned, in their old order: re-planned first in the next
+  // step; while any wait, the budget is spent and the pass hands out no
+  // start and no reservation ahead of them.
+  std::vector<JobId> replan_backlog_;
+  // A compression sweep the budget stopped. Resuming it is sound: a holder
+  // at or after the cursor can move only through a point that gained since
+  // it was last searched or placed (the log, kept, holds them all: units
+  // come back only by events and by the sweep's own moves; between steps
+  // the pass only takes units). The holders before the cursor can move only
+  // through a gain that came after the sweep had passed them: the sweep's
+  // own moves give units back at or after their old starts, past those
+  // holders' windows, so only the events' gains count, and a new sweep for
+  // those follows the sweep's end (deferred_gains_).
+  struct Sweep {
+    bool active = false;
+    CompressionCursor resume{};
+    std::size_t logged = 0;  // the gain log's length when it stopped
+  };
+  Sweep sweep_;
+  std::vector<std::pair<Time, Time>> deferred_gains_;
 };
 
 PolicyPtr make_easy(const ParamValues& values, RunMode mode);
+const ParamTable& conservative_parameters();
 PolicyPtr make_conservative(const ParamValues& values, RunMode mode);
 PolicyPtr make_aggressive(const ParamValues& values, RunMode mode);
 const ParamTable& depth_parameters();

@@ -24,7 +24,7 @@ const std::vector<PolicyInfo>& policy_catalog() {
       {"fcfs", "first come first served, no backfilling", no_parameters, make_fcfs},
       {"easy", "EASY backfilling: the first blocked job holds a reservation", no_parameters, make_easy},
       {"conservative", "conservative backfilling: every waiting job holds a reservation, compressed on early ends",
-       no_parameters, make_conservative},
+       conservative_parameters, make_conservative},
       {"aggressive", "backfilling without reservations (may starve large jobs)", no_parameters, make_aggressive},
       {"depth", "backfilling where the first k blocked jobs hold reservations", depth_parameters, make_depth},
       {"los",

@@ -1,0 +1,48 @@
+// A step's planning budget: how many searches a policy may still make in one
+// step, counted (reproducible, for simulations and tests) and, live, also
+// bounded by a wall-clock deadline. Once a search is refused, every later
+// one in the step is too, so the work done is a prefix of the work the step
+// would do without a budget; the policy keeps the rest for its next step
+// (conservative backfilling: docs/policies.md, "A step's budget").
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+
+namespace los {
+
+class StepBudget {
+ public:
+  using Clock = std::chrono::steady_clock;
+
+  // No limit.
+  StepBudget() = default;
+  // At most `searches` searches (0: no count), and none once `wall` has
+  // passed since now (zero: no deadline).
+  StepBudget(std::int64_t searches, Clock::duration wall)
+      : searches_left_(searches > 0 ? searches : kNoCount),
+        deadline_(wall > Clock::duration::zero() ? Clock::now() + wall : Clock::time_point::max()) {}
+
+  // True when one more search may run (and counts it); false from the first
+  // refusal on.
+  bool take() {
+    if (spent_) return false;
+    if (searches_left_ == 0 || (deadline_ != Clock::time_point::max() && Clock::now() >= deadline_)) {
+      spent_ = true;
+      return false;
+    }
+    if (searches_left_ != kNoCount) --searches_left_;
+    return true;
+  }
+
+  // Whether a search was refused: the step left work for the next one.
+  bool spent() const { return spent_; }
+
+ private:
+  static constexpr std::int64_t kNoCount = -1;
+  std::int64_t searches_left_ = kNoCount;
+  Clock::time_point deadline_ = Clock::time_point::max();
+  bool spent_ = false;
+};
+
+}  // namespace los

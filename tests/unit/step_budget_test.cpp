@@ -1,0 +1,281 @@
+// A step's budget (policy/step_budget.hpp) and conservative backfilling
+// under it (docs/policies.md, "A step's budget"): a step that runs out of
+// searches leaves the rest of its work to the next steps, and when those
+// come at the same instant with nothing else happening, they end in the very
+// plan and the very starts of one step without a budget: after a first
+// plan, after an early end (a compression sweep stopped and resumed) and
+// after a resync (old holders re-planned over several steps). Under events
+// that keep coming, the plan is a fixpoint again whenever a step reports no
+// work left.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <optional>
+#include <random>
+#include <set>
+#include <thread>
+#include <vector>
+
+#include "model/snapshot_diff.hpp"
+#include "planner/running_profile.hpp"
+#include "policy/registry.hpp"
+#include "policy/step_budget.hpp"
+#include "sim/simulator.hpp"
+#include "test_support.hpp"
+
+namespace los {
+namespace {
+
+using test::job;
+
+TEST(StepBudget, RefusesFromTheFirstSearchOverItsCountOn) {
+  StepBudget budget(3, StepBudget::Clock::duration::zero());
+  EXPECT_TRUE(budget.take());
+  EXPECT_TRUE(budget.take());
+  EXPECT_TRUE(budget.take());
+  EXPECT_FALSE(budget.spent());
+  EXPECT_FALSE(budget.take());
+  EXPECT_TRUE(budget.spent());
+  EXPECT_FALSE(budget.take());
+}
+
+TEST(StepBudget, WithoutLimitsNeverRefuses) {
+  StepBudget budget;
+  for (int i = 0; i < 100000; ++i) ASSERT_TRUE(budget.take());
+  EXPECT_FALSE(budget.spent());
+}
+
+TEST(StepBudget, RefusesOnceItsDeadlineHasPassed) {
+  StepBudget budget(0, std::chrono::milliseconds(20));
+  EXPECT_TRUE(budget.take());
+  std::this_thread::sleep_for(std::chrono::milliseconds(30));
+  EXPECT_FALSE(budget.take());
+  EXPECT_TRUE(budget.spent());
+}
+
+// One partition as the plugin would show it: running jobs and the queue;
+// start decisions move a job from the queue to the running set.
+class Partition {
+ public:
+  Partition(int units, std::vector<RunningJob> running, std::vector<Job> queue)
+      : units_(units), running_(std::move(running)), queue_(std::move(queue)) {}
+
+  Snapshot snapshot(Time now, bool resync) {
+    Snapshot s;
+    s.now = now;
+    s.total_units = units_;
+    int busy = 0;
+    for (const RunningJob& r : running_) busy += r.job.size;
+    s.free_units = units_ - busy;
+    s.running = running_;
+    s.queue = queue_;
+    s.resync = resync;
+    if (previous_ && !resync) s.events = diff_snapshots(*previous_, s);
+    previous_ = s;
+    return s;
+  }
+
+  // Applies a step's starts at `now`; returns their ids.
+  std::vector<JobId> apply(const StepResult& result, Time now) {
+    std::vector<JobId> started;
+    for (const Decision& d : result.decisions) {
+      EXPECT_EQ(d.kind, Decision::Kind::Start);
+      const auto it = std::find_if(queue_.begin(), queue_.end(), [&](const Job& j) { return j.id == d.job; });
+      EXPECT_NE(it, queue_.end()) << "job " << d.job << " is not waiting";
+      if (it == queue_.end()) continue;
+      RunningJob r;
+      r.job = *it;
+      r.start = now;
+      running_.push_back(r);
+      queue_.erase(it);
+      started.push_back(d.job);
+    }
+    return started;
+  }
+
+  // A running job ends now (before its estimate).
+  void end(JobId id) {
+    running_.erase(std::remove_if(running_.begin(), running_.end(), [&](const RunningJob& r) { return r.job.id == id; }),
+                   running_.end());
+  }
+
+  void arrive(const Job& j) { queue_.push_back(j); }
+  // New priorities: the queue in another order.
+  void reorder(std::uint32_t seed) { std::shuffle(queue_.begin(), queue_.end(), std::mt19937(seed)); }
+
+  const std::vector<RunningJob>& running() const { return running_; }
+  const std::vector<Job>& queue() const { return queue_; }
+
+ private:
+  int units_;
+  std::vector<RunningJob> running_;
+  std::vector<Job> queue_;
+  std::optional<Snapshot> previous_;
+};
+
+Partition random_partition(std::uint32_t seed, int units, int queued) {
+  std::mt19937 rng(seed);
+  std::vector<RunningJob> running;
+  int busy = 0;
+  JobId id = 1;
+  while (busy < units * 3 / 4) {
+    RunningJob r;
+    const int size = 1 + static_cast<int>(rng() % static_cast<unsigned>(units / 4));
+    if (busy + size > units) break;
+    const Time estimate = 100 + static_cast<Time>(rng() % 2000);
+    r.job = job(id++, 0, size, estimate, estimate);
+    r.start = 0;
+    running.push_back(r);
+    busy += size;
+  }
+  std::vector<Job> queue;
+  for (int i = 0; i < queued; ++i) {
+    const int size = rng() % 3 == 0 ? 1 + static_cast<int>(rng() % static_cast<unsigned>(units))
+                                    : 1 + static_cast<int>(rng() % 4);
+    const Time estimate = 1 + static_cast<Time>(rng() % 3000);
+    queue.push_back(job(id++, 0, size, estimate, estimate));
+  }
+  return Partition(units, std::move(running), std::move(queue));
+}
+
+struct Converged {
+  std::set<JobId> started;
+  std::vector<PlannedStart> plan;
+  int steps = 0;
+};
+
+// Steps `policy` at `now` until it reports no work left (no wakeup).
+Converged step_until_done(Policy& policy, Partition& partition, Time now, bool resync) {
+  Converged out;
+  for (bool first = true;; first = false) {
+    const StepResult result = policy.step(partition.snapshot(now, first && resync));
+    ++out.steps;
+    for (JobId id : partition.apply(result, now)) out.started.insert(id);
+    if (result.wakeup == kTimeInfinity) break;
+    EXPECT_EQ(result.wakeup, now + 1);
+    if (out.steps > 100000) {
+      ADD_FAILURE() << "no end to the steps";
+      break;
+    }
+  }
+  out.plan = policy.reservations();
+  return out;
+}
+
+bool same(const std::vector<PlannedStart>& a, const std::vector<PlannedStart>& b) {
+  return std::equal(a.begin(), a.end(), b.begin(), b.end(),
+                    [](const PlannedStart& x, const PlannedStart& y) { return x.job == y.job && x.start == y.start; });
+}
+
+// The three kinds of work a budget cuts, each continued at the same instant
+// until done: the same starts and the same reservations as one whole step.
+TEST(ConservativeBudget, StepsCutByTheBudgetEndInThePlanOfOneWholeStep) {
+  int cut_first = 0, cut_early_end = 0, cut_resync = 0;
+  for (std::uint32_t seed = 1; seed <= 12; ++seed) {
+    for (const char* spec : {"conservative:searches=1", "conservative:searches=7", "conservative:searches=40"}) {
+      SCOPED_TRACE(testing::Message() << "seed " << seed << ", " << spec);
+      PolicyPtr whole = make_policy("conservative");
+      PolicyPtr cut = make_policy(spec);
+      Partition a = random_partition(seed, 64, 150);
+      Partition b = random_partition(seed, 64, 150);
+
+      // The first plan: the queue pass hands out the reservations.
+      Converged x = step_until_done(*whole, a, 10, false);
+      Converged y = step_until_done(*cut, b, 10, false);
+      ASSERT_EQ(x.steps, 1);
+      cut_first += y.steps > 1;
+      EXPECT_EQ(x.started, y.started);
+      ASSERT_TRUE(same(x.plan, y.plan));
+      ASSERT_GT(x.plan.size(), 20u);
+
+      // Early ends: compression's sweep, stopped and resumed.
+      for (const Time now : {60, 120}) {
+        const JobId ending = a.running().front().job.id;
+        a.end(ending);
+        b.end(ending);
+        x = step_until_done(*whole, a, now, false);
+        y = step_until_done(*cut, b, now, false);
+        cut_early_end += y.steps > 1;
+        EXPECT_EQ(x.started, y.started) << "t = " << now;
+        ASSERT_TRUE(same(x.plan, y.plan)) << "t = " << now;
+      }
+
+      // A resync: the old holders re-planned in their order (not the
+      // queue's, which new priorities changed), over steps, before the jobs
+      // that arrived meanwhile (the pass's).
+      std::mt19937 rng(seed);
+      for (JobId id = 1000; id < 1020; ++id) {
+        const Job j = job(id, 150, 1 + static_cast<int>(rng() % 8), 1 + static_cast<Time>(rng() % 500));
+        a.arrive(j);
+        b.arrive(j);
+      }
+      a.reorder(seed);
+      b.reorder(seed);
+      x = step_until_done(*whole, a, 200, true);
+      y = step_until_done(*cut, b, 200, true);
+      cut_resync += y.steps > 1;
+      EXPECT_EQ(x.started, y.started);
+      ASSERT_TRUE(same(x.plan, y.plan));
+    }
+  }
+  // The budgets did cut each kind of work (else the test shows nothing).
+  EXPECT_GT(cut_first, 20);
+  EXPECT_GT(cut_early_end, 20);
+  EXPECT_GT(cut_resync, 20);
+}
+
+// After every step that reports no work left, no reservation can start
+// earlier: the plan is conservative's fixpoint. Checked on simulations whose
+// early ends keep coming while sweeps are stopped (the gains that come
+// during a sweep get a sweep of their own after it).
+class FixpointCheck final : public SimObserver {
+ public:
+  void after_step(const Snapshot& snapshot, const StepResult& result, const Policy& policy) override {
+    if (result.wakeup != kTimeInfinity) {
+      ++unfinished;
+      return;
+    }
+    const Planner& planner = *policy.plan();
+    for (const PlannedStart& r : policy.reservations()) {
+      if (r.start <= snapshot.now) continue;
+      const auto it = std::find_if(snapshot.queue.begin(), snapshot.queue.end(),
+                                   [&](const Job& j) { return j.id == r.job; });
+      ASSERT_NE(it, snapshot.queue.end());
+      const Time s = planner.earliest_start(it->size, planned_duration(it->estimate), snapshot.now, r.start);
+      ASSERT_GE(s, r.start) << "job " << r.job << " reserved at " << r.start << " fits at " << s << " (t = "
+                            << snapshot.now << ")";
+      ++checked;
+    }
+  }
+  long unfinished = 0;
+  long checked = 0;
+};
+
+TEST(ConservativeBudget, AStepWithNoWorkLeftLeavesAFixpoint) {
+  for (std::uint32_t seed = 1; seed <= 6; ++seed) {
+    std::mt19937 rng(seed);
+    std::vector<Job> jobs;
+    Time t = 0;
+    for (int i = 0; i < 400; ++i) {
+      if (rng() % 3 == 0) t += static_cast<Time>(rng() % 150);
+      const int size = rng() % 3 == 0 ? 1 + static_cast<int>(rng() % 32) : 1 + static_cast<int>(rng() % 4);
+      const Time estimate = 1 + static_cast<Time>(rng() % 600);
+      const Time runtime = rng() % 5 == 0 ? estimate : 1 + static_cast<Time>(rng() % estimate);
+      jobs.push_back(job(i + 1, t, size, estimate, runtime));
+    }
+    const Workload w = test::workload(32, std::move(jobs));
+    for (const char* spec : {"conservative:searches=2", "conservative:searches=15"}) {
+      SCOPED_TRACE(testing::Message() << "seed " << seed << ", " << spec);
+      PolicyPtr policy = make_policy(spec);
+      FixpointCheck check;
+      const SimResult r = simulate(w, *policy, {}, &check);
+      EXPECT_EQ(r.jobs.size(), w.jobs.size());
+      EXPECT_GT(check.unfinished, 0);
+      EXPECT_GT(check.checked, 100);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace los
