@@ -1,6 +1,7 @@
 #include "policies/tabu.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <sstream>
 
@@ -126,9 +127,15 @@ StepResult TabuPolicy::step(const Snapshot& snapshot) {
     }
   }
 
-  plan_.insert_all(snapshot.queue, now);
+  // The budget applies live only unless `inserts` caps it by count.
+  const auto plan_wall = mode_ == RunMode::Live ? std::chrono::duration<double>(options_.plan_limit)
+                                                : std::chrono::duration<double>::zero();
+  StepBudget budget(options_.inserts, std::chrono::duration_cast<StepBudget::Clock::duration>(plan_wall));
+  plan_.insert_all(snapshot.queue, now, budget);
+  // Jobs left for the next step: no search over a plan that lacks them.
+  const bool all_planned = !budget.spent();
 
-  if (options_.period > 0 && now >= next_search_) {
+  if (all_planned && options_.period > 0 && now >= next_search_) {
     if (plan_.movable().size() >= 2) {
       ++stats_.searches;
       // The wall-clock cap applies live only: a simulation counts
@@ -166,6 +173,9 @@ StepResult TabuPolicy::step(const Snapshot& snapshot) {
         1, static_cast<Time>(std::ceil(static_cast<double>(pending_iterations_) * options_.eval_cost - 1e-9)));
     result.wakeup = std::min(result.wakeup, now + length);
   }
+  // Jobs still to plan (and the search that waits for them): a second from
+  // now, the earliest a step can come (a search due now is not a wakeup).
+  if (!all_planned) result.wakeup = now + 1;
   return result;
 }
 
@@ -191,6 +201,11 @@ const ParamTable& tabu_parameters() {
       Param::number("live-limit", d.live_limit, 0, 3600,
                     "live: wall-clock seconds per search at most, whatever time-limit says (the search runs inside "
                     "losd's answer to the plugin; 0: none)"),
+      Param::integer("inserts", d.inserts, 0, 1000000000,
+                     "newly queued jobs planned a step at most, the rest in the next steps (0: no cap; for studies)"),
+      Param::number("plan-limit", d.plan_limit, 0, 3600,
+                    "live: wall-clock seconds planning newly queued jobs a step at most, the rest in the next steps "
+                    "(0: none)"),
       Param::flag("abort", d.abort,
                   "simulation: a search takes eval-cost s per iteration and an arrival or end stops it"),
       Param::number("eval-cost", d.eval_cost, 1e-6, 3600, "simulated seconds per search iteration under abort"),
@@ -207,6 +222,8 @@ PolicyPtr make_tabu(const ParamValues& values, RunMode mode) {
   o.seed = static_cast<std::uint64_t>(values.integer("seed"));
   o.time_limit = values.number("time-limit");
   o.live_limit = values.number("live-limit");
+  o.inserts = values.integer("inserts");
+  o.plan_limit = values.number("plan-limit");
   o.abort = values.flag("abort");
   o.eval_cost = values.number("eval-cost");
   if (o.abort && mode == RunMode::Live) {

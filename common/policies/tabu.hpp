@@ -56,6 +56,14 @@ class TabuPolicy final : public Policy {
     // default) and whose worst step should stay near 20 ms at 5,000 pending
     // jobs (docs/benchmarks.md, issue 17).
     double live_limit = 0.01;
+    // A step's insertions of newly queued jobs (TabuPlan::insert_all): at
+    // most `inserts` of them (0: no cap) and, live, at most plan_limit
+    // wall-clock seconds (0: none); the rest wait for the next steps, as if
+    // they arrived then, and the search waits until every job is planned.
+    // The first step of a new losd plans the whole queue: 0.7 s at 100,000
+    // jobs without the limit (docs/benchmarks.md, issue 17).
+    std::int64_t inserts = 0;
+    double plan_limit = 0.015;
     bool abort = false;       // model the search in simulated time, stopped by events
     double eval_cost = 0.01;  // simulated seconds per iteration under `abort`
   };

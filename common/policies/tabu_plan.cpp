@@ -409,6 +409,11 @@ Time TabuPlan::insert_now(const Job& job, Time promise, bool by_profile) {
 }
 
 void TabuPlan::insert_all(std::span<const Job> queue, Time now) {
+  StepBudget unlimited;
+  insert_all(queue, now, unlimited);
+}
+
+void TabuPlan::insert_all(std::span<const Job> queue, Time now, StepBudget& budget) {
   advance_to(now);
   std::size_t arrivals = 0;
   for (const Job& job : queue) arrivals += !listed_.count(job.id);
@@ -416,7 +421,11 @@ void TabuPlan::insert_all(std::span<const Job> queue, Time now) {
   // A stale profile costs a rebuild (n updates of the profile); below a few
   // arrivals their scans (n cheap steps each) cost less. Same answers.
   if (!profile_insertion() || (profile_dirty_ && arrivals < kRebuildForArrivals)) {
-    for (const Job& job : queue) insert_now(job, kTimeInfinity, false);
+    for (const Job& job : queue) {
+      if (job.size > capacity_ || job.size <= 0 || listed_.count(job.id)) continue;
+      if (!budget.take()) break;
+      insert_now(job, kTimeInfinity, false);
+    }
     return;
   }
   // Each job goes before the first job starting at or after its start E
@@ -433,6 +442,7 @@ void TabuPlan::insert_all(std::span<const Job> queue, Time now) {
   insertion_bound_.reset();
   for (const Job& job : queue) {
     if (job.size > capacity_ || job.size <= 0 || listed_.count(job.id)) continue;
+    if (!budget.take()) break;
     const Time d = planned_duration(job.estimate);
     const Time s = profile_.earliest_start(job.size, d, std::max(now_, insertion_bound_.lower(job.size, d)));
     if (s >= kTimeInfinity) continue;

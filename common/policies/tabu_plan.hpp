@@ -35,6 +35,7 @@
 #include "planner/start_bound.hpp"
 #include "policies/tabu_criteria.hpp"
 #include "policy/policy.hpp"
+#include "policy/step_budget.hpp"
 
 namespace los {
 
@@ -98,6 +99,12 @@ class TabuPlan {
   // the profile too short for it: 0.55 ms at 100,000 jobs, against 6.5 ms
   // for the scan; docs/benchmarks.md, issue 17) and the list is merged once.
   void insert_all(std::span<const Job> queue, Time now);
+  // The same, as far as `budget` goes (a search per job): the jobs it did
+  // not reach stay unlisted, and a later call inserts them after the others,
+  // as if they had arrived then. When nothing happens in between, the two
+  // calls give the list and starts of one (insertions are in queue order;
+  // among equal starts a later insertion goes first in both).
+  void insert_all(std::span<const Job> queue, Time now, StepBudget& budget);
   // Where insert() puts a job of `size` x `duration` (planned) and when it
   // starts: by the list scan of the spec (2.4), and by the availability
   // profile (insertion_by_profile() requires profile_insertion(): see

@@ -21,6 +21,7 @@
 #include "planner/running_profile.hpp"
 #include "policy/registry.hpp"
 #include "policy/step_budget.hpp"
+#include "policies/tabu.hpp"
 #include "sim/simulator.hpp"
 #include "test_support.hpp"
 
@@ -153,9 +154,10 @@ Converged step_until_done(Policy& policy, Partition& partition, Time now, bool r
     ++out.steps;
     for (JobId id : partition.apply(result, now)) out.started.insert(id);
     if (result.wakeup == kTimeInfinity) break;
-    EXPECT_EQ(result.wakeup, now + 1);
+    EXPECT_EQ(result.wakeup, now + 1) << "step " << out.steps;
     if (out.steps > 100000) {
-      ADD_FAILURE() << "no end to the steps";
+      ADD_FAILURE() << "no end to the steps: " << policy.name() << " at " << now << ", "
+                    << partition.queue().size() << " waiting";
       break;
     }
   }
@@ -223,6 +225,92 @@ TEST(ConservativeBudget, StepsCutByTheBudgetEndInThePlanOfOneWholeStep) {
   EXPECT_GT(cut_first, 20);
   EXPECT_GT(cut_early_end, 20);
   EXPECT_GT(cut_resync, 20);
+}
+
+// Tabu's wakeup may also be a reservation due a second later: step until a
+// step changes nothing (no start, the same plan) and count the others (a
+// step after starts changes the plan: their Started events remove them).
+Converged tabu_steps_until_stable(Policy& policy, Partition& partition, Time now) {
+  const auto& tabu = dynamic_cast<const TabuPolicy&>(policy);
+  Converged out;
+  out.plan = tabu.planned_starts();
+  for (;;) {
+    const StepResult result = policy.step(partition.snapshot(now, false));
+    const std::vector<JobId> started = partition.apply(result, now);
+    std::vector<PlannedStart> plan = tabu.planned_starts();
+    if (started.empty() && same(plan, out.plan)) break;
+    ++out.steps;
+    out.started.insert(started.begin(), started.end());
+    out.plan = std::move(plan);
+    if (out.steps > 100000) {
+      ADD_FAILURE() << "no end to the steps: " << policy.name() << " at " << now;
+      break;
+    }
+  }
+  return out;
+}
+
+// Tabu's plan of newly queued jobs, cut by `inserts` and continued at the
+// same instant, without searches: the same starts and plan as one whole
+// step (an insertion never moves the jobs inserted before it, so a job due
+// now in the partial plan is due now in the whole one).
+TEST(TabuBudget, StepsCutByTheBudgetEndInThePlanOfOneWholeStep) {
+  int cut = 0;
+  for (std::uint32_t seed = 1; seed <= 8; ++seed) {
+    for (const auto& [whole_spec, cut_spec] : {std::pair{"tabu:period=0", "tabu:period=0:inserts=1"},
+                                               std::pair{"tabu:period=0", "tabu:period=0:inserts=13"},
+                                               std::pair{"tabu:safe:period=0", "tabu:safe:period=0:inserts=6"}}) {
+      SCOPED_TRACE(testing::Message() << "seed " << seed << ", " << cut_spec);
+      PolicyPtr whole = make_policy(whole_spec);
+      PolicyPtr cut_policy = make_policy(cut_spec);
+      Partition a = random_partition(seed, 64, 120);
+      Partition b = random_partition(seed, 64, 120);
+      for (const Time now : {300, 360, 420}) {
+        if (now > 300) {
+          const JobId ending = a.running().front().job.id;
+          a.end(ending);
+          b.end(ending);
+          std::mt19937 rng(seed + static_cast<std::uint32_t>(now));
+          for (int i = 0; i < 15; ++i) {
+            const Job j = job(static_cast<JobId>(10 * now + i), now - 5, 1 + static_cast<int>(rng() % 16),
+                              1 + static_cast<Time>(rng() % 900));
+            a.arrive(j);
+            b.arrive(j);
+          }
+        }
+        const Converged x = tabu_steps_until_stable(*whole, a, now);
+        const Converged y = tabu_steps_until_stable(*cut_policy, b, now);
+        cut += y.steps > x.steps;
+        EXPECT_EQ(x.started, y.started) << "t = " << now;
+        ASSERT_TRUE(same(x.plan, y.plan)) << "t = " << now;
+        ASSERT_GT(x.plan.size(), 20u);
+      }
+    }
+  }
+  EXPECT_GT(cut, 40);
+}
+
+// A search due while jobs are still to plan waits for them: it runs once,
+// in the step that plans the last of them.
+TEST(TabuBudget, ASearchWaitsUntilEveryJobIsPlanned) {
+  PolicyPtr policy = make_policy("tabu:inserts=10");
+  const auto& tabu = dynamic_cast<const TabuPolicy&>(*policy);
+  Partition p = random_partition(3, 64, 95);
+  int steps = 0;
+  for (;;) {
+    const std::size_t listed_before = tabu.planned_starts().size();
+    const StepResult r = policy->step(p.snapshot(300, false));
+    p.apply(r, 300);
+    ++steps;
+    if (r.wakeup == 301 && tabu.stats().searches == 0) {
+      EXPECT_GT(tabu.planned_starts().size(), listed_before);
+      continue;
+    }
+    break;
+  }
+  EXPECT_EQ(steps, 10);  // 95 jobs, 10 a step
+  EXPECT_EQ(tabu.stats().searches, 1);
+  EXPECT_GT(tabu.stats().iterations, 0);
 }
 
 // After every step that reports no work left, no reservation can start
