@@ -17,6 +17,7 @@
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <set>
 #include <sstream>
 #include <thread>
 #include <unordered_map>
@@ -211,15 +212,15 @@ TEST_P(LosdDecisions, EqualTheSimulatorsPolicyOnRecordedSnapshots) {
   EXPECT_GT(steps, 300u);
 }
 
-// Wall-clock caps are off (tabu's live-limit and time-limit, pect-search's
-// wall_ms): live they stop a search wherever the clock says, which no
-// simulation reproduces (under the sanitizers, tabu's 10 ms default cut
-// searches short).
+// Wall-clock caps are off (tabu's live-limit, time-limit and plan-limit,
+// conservative's live-limit, pect-search's wall_ms): live they stop a search
+// or a step wherever the clock says, which no simulation reproduces (under
+// the sanitizers, tabu's 10 ms default cut searches short).
 INSTANTIATE_TEST_SUITE_P(Policies, LosdDecisions,
-                         ::testing::Values("fcfs", "easy", "conservative", "aggressive", "depth:k=3", "los",
-                                           "los-basic", "los:lookahead=10:traceback=selected-first", "gang", "bgs",
-                                           "mgs", "mbgs", "tabu:live-limit=0:time-limit=0",
-                                           "tabu:live-limit=0:safe:time-limit=0", "bf-fair", "pect",
+                         ::testing::Values("fcfs", "easy", "conservative:live-limit=0", "aggressive", "depth:k=3",
+                                           "los", "los-basic", "los:lookahead=10:traceback=selected-first", "gang",
+                                           "bgs", "mgs", "mbgs", "tabu:live-limit=0:plan-limit=0:time-limit=0",
+                                           "tabu:live-limit=0:plan-limit=0:safe:time-limit=0", "bf-fair", "pect",
                                            "pect-search:wall_ms=0"),
                          [](const auto& info) {
                            std::string n = info.param;
@@ -400,6 +401,78 @@ protocol::SnapshotMessage busy_snapshot(std::uint64_t seq, Time now) {
     m.partitions.push_back(std::move(p));
   }
   return m;
+}
+
+// A step's budget, live: losd answers a long queue's first snapshot with
+// part of the plan and a wakeup a second later; snapshots at the same
+// instant (the plugin's next cycles, nothing else happening) carry the plan
+// on, and it ends in the very starts and reservations of a losd without the
+// budget. The tiny live-limit makes every step cut, whatever the build.
+struct BudgetRun {
+  std::set<JobId> started;
+  std::vector<std::pair<JobId, Time>> reservations;
+  int steps = 0;
+};
+
+BudgetRun run_until_planned(const std::string& policy, const Workload& w, Time now) {
+  test::LosdProcess losd(kLosd, "default_policy: \"" + policy + "\"\n");
+  Client plugin(losd.plugin_socket());
+  plugin.hello("plugin", "", "23.11");
+  FakeCluster cluster(w.units);
+  Snapshot s;
+  s.now = now;
+  s.total_units = w.units;
+  s.queue = w.jobs;
+  BudgetRun out;
+  for (std::uint64_t seq = 1;; ++seq) {
+    const protocol::DecisionsMessage d =
+        protocol::decode_decisions(plugin.request(protocol::encode(cluster.snapshot(s, seq))).payload);
+    ++out.steps;
+    for (const protocol::WireDecision& x : d.decisions) {
+      EXPECT_TRUE(cluster.place(x.job, x.nodes)) << "job " << x.job;
+      const auto it = std::find_if(s.queue.begin(), s.queue.end(), [&](const Job& j) { return j.id == x.job; });
+      if (it == s.queue.end()) {
+        ADD_FAILURE() << "job " << x.job << " is not waiting";
+        continue;
+      }
+      RunningJob r;
+      r.job = *it;
+      r.start = now;
+      s.running.push_back(r);
+      s.queue.erase(it);
+      out.started.insert(x.job);
+    }
+    if (d.wakeup == kTimeInfinity) break;
+    EXPECT_EQ(d.wakeup, now + 1) << "step " << out.steps;
+    if (out.steps > 10000) {
+      ADD_FAILURE() << policy << ": no end to the steps";
+      break;
+    }
+  }
+  Client q(losd.query_socket());
+  q.hello("losctl");
+  const protocol::Plan plan = protocol::decode_plan(q.request(protocol::encode_query_plan("sim")).payload);
+  for (const auto& r : plan.reservations) out.reservations.push_back({r.job, r.start});
+  EXPECT_TRUE(losd.alive());
+  return out;
+}
+
+TEST(LosdBudget, AStepCutByTheLiveLimitGoesOnInTheNextSnapshotsAndEndsInTheWholePlan) {
+  std::mt19937 rng(7);
+  std::vector<Job> jobs;
+  for (JobId id = 1; id <= 6000; ++id) {
+    const Time est = 60 + static_cast<Time>(rng() % 20000);
+    jobs.push_back(test::job(id, 0, 1 + static_cast<int>(rng() % 24), est, est));
+  }
+  const Workload w = test::workload(64, std::move(jobs));
+  const BudgetRun whole = run_until_planned("conservative:live-limit=0", w, 1000);
+  const BudgetRun cut = run_until_planned("conservative:live-limit=0.0005", w, 1000);
+  EXPECT_EQ(whole.steps, 1);
+  EXPECT_GT(cut.steps, 2);
+  EXPECT_FALSE(whole.started.empty());
+  EXPECT_EQ(cut.started, whole.started);
+  EXPECT_GT(whole.reservations.size(), 5000u);
+  EXPECT_EQ(cut.reservations, whole.reservations);
 }
 
 TEST(LosdQueries, StatusPlanAndPredictedStartsFromTheRunningPolicy) {
