@@ -40,6 +40,9 @@
 //   steady_flood20_exempt
 //            the same flood from losd's own user, which the per-uid limits
 //            exempt: what the event loop alone gives the plugin.
+// Counters: round trips (mean, p50, p99, max), losd's CPU per step (mean,
+// max), decisions per step, and continued_steps: the timed steps answered
+// with a wakeup a second later (a policy whose step budget left work).
 // The snapshot offers 5 time slots per node, so the time-sharing policies
 // (gang family mpl <= 5, pect) run as configured instead of losd's fallback.
 #include <benchmark/benchmark.h>
@@ -316,6 +319,7 @@ void run_case(benchmark::State& state, const std::string& policy, Mode mode, con
   std::size_t bytes = 0;
   std::size_t decisions = 0;
   std::size_t ended = 0;
+  std::size_t continued = 0;  // steps answered with a wakeup a second later: work left (a step's budget)
   double losd_cpu_sum = 0;  // losd's CPU time over the timed round trips, ms
   double losd_cpu_max = 0;
   std::vector<double> samples;  // each round trip, ms
@@ -350,6 +354,7 @@ void run_case(benchmark::State& state, const std::string& policy, Mode mode, con
     state.ResumeTiming();
     bytes = frame.size();
     decisions += d.decisions.size();
+    continued += d.wakeup == m.now + 1;
     if (mode == Mode::Churn || mode == Mode::Burst) {
       state.PauseTiming();
       cluster.apply(d);
@@ -368,6 +373,7 @@ void run_case(benchmark::State& state, const std::string& policy, Mode mode, con
     state.counters["losd_cpu_mean_ms"] = losd_cpu_sum / static_cast<double>(samples.size());
     state.counters["losd_cpu_max_ms"] = losd_cpu_max;
   }
+  state.counters["continued_steps"] = static_cast<double>(continued);
   state.counters["decisions_per_step"] =
       benchmark::Counter(static_cast<double>(decisions), benchmark::Counter::kAvgIterations);
   if (mode == Mode::Churn || mode == Mode::Burst) {

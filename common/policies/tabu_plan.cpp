@@ -54,6 +54,7 @@ const Planner& TabuPlan::profile() const {
     for (const Entry& e : list_) held.push_back({std::max(e.start, now_), e.start + e.duration, -e.size});
     profile_.add_all(held);
     profile_dirty_ = false;
+    ++profile_builds_;
   }
   return profile_;
 }
@@ -439,7 +440,7 @@ void TabuPlan::insert_all(std::span<const Job> queue, Time now, StepBudget& budg
   // without walking the plan from now (a re-plan of 100,000 jobs).
   std::vector<Entry> staged;
   profile();
-  insertion_bound_.reset();
+  if (profile_builds_ != bound_builds_ || profile_.additions() != bound_additions_) insertion_bound_.reset();
   for (const Job& job : queue) {
     if (job.size > capacity_ || job.size <= 0 || listed_.count(job.id)) continue;
     if (!budget.take()) break;
@@ -450,6 +451,8 @@ void TabuPlan::insert_all(std::span<const Job> queue, Time now, StepBudget& budg
     staged.push_back(make_entry(job, s, kTimeInfinity));
     shift_profile(s, d, job.size, -1);
   }
+  bound_builds_ = profile_builds_;
+  bound_additions_ = profile_.additions();
   if (staged.empty()) return;
   std::reverse(staged.begin(), staged.end());
   std::stable_sort(staged.begin(), staged.end(), [](const Entry& a, const Entry& b) { return a.start < b.start; });

@@ -304,8 +304,16 @@ class TabuPlan {
   mutable Planner profile_;
   mutable bool profile_dirty_ = true;
   // insert_all()'s searches start from the latest start found for a smaller
-  // shape in the same call (the profile only loses units there).
+  // shape while the profile only lost units (planner/start_bound.hpp).
   StartBound insertion_bound_;
+  // The profile the bound's starts were found in: its rebuild count and its
+  // additions() then. While both stay, the profile has only lost units and
+  // the bound still holds (a step's budget splits a re-plan of the queue
+  // over many insert_all calls; each starting afresh walked the plan from
+  // now for its first jobs, 33 us an insertion at 100,000 jobs).
+  mutable std::uint64_t profile_builds_ = 0;
+  std::uint64_t bound_builds_ = ~std::uint64_t{0};
+  std::uint64_t bound_additions_ = 0;
   // The free times before every mark_every_-th position of the list.
   mutable std::vector<FreeAt> marks_;
   mutable bool marks_valid_ = false;
