@@ -127,13 +127,19 @@ StepResult TabuPolicy::step(const Snapshot& snapshot) {
     }
   }
 
-  // The budget applies live only unless `inserts` caps it by count.
+  // The budget applies live only unless `inserts` caps it by count. It
+  // counts the insertions only: the profile they search is brought up to
+  // date first (after a compression that moved many jobs, a rebuild of it),
+  // or a step could spend the budget before its first insertion and never
+  // get further.
+  if (planning_left_) plan_.profile();
   const auto plan_wall = mode_ == RunMode::Live ? std::chrono::duration<double>(options_.plan_limit)
                                                 : std::chrono::duration<double>::zero();
   StepBudget budget(options_.inserts, std::chrono::duration_cast<StepBudget::Clock::duration>(plan_wall));
   plan_.insert_all(snapshot.queue, now, budget);
   // Jobs left for the next step: no search over a plan that lacks them.
   const bool all_planned = !budget.spent();
+  planning_left_ = !all_planned;
 
   if (all_planned && options_.period > 0 && now >= next_search_) {
     if (plan_.movable().size() >= 2) {

@@ -61,9 +61,12 @@ class TabuPolicy final : public Policy {
     // wall-clock seconds (0: none); the rest wait for the next steps, as if
     // they arrived then, and the search waits until every job is planned.
     // The first step of a new losd plans the whole queue: 0.7 s at 100,000
-    // jobs without the limit (docs/benchmarks.md, issue 17).
+    // jobs without the limit, 40 ms with 0.015 s; but then the plan takes
+    // 44 steps to complete, ~370 under an early end every step, with no
+    // search meanwhile (docs/benchmarks.md, "A step's budget"): off by
+    // default.
     std::int64_t inserts = 0;
-    double plan_limit = 0.015;
+    double plan_limit = 0;
     bool abort = false;       // model the search in simulated time, stopped by events
     double eval_cost = 0.01;  // simulated seconds per iteration under `abort`
   };
@@ -99,6 +102,7 @@ class TabuPolicy final : public Policy {
 
   Options options_;
   RunMode mode_;
+  bool planning_left_ = false;  // the last step's budget left jobs unplanned
   TabuMoveCost move_cost_;  // a live search's moves, timed (simulations count iterations)
   std::string label_;
   TabuPlan plan_;
