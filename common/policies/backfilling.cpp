@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <array>
-#include <chrono>
 #include <limits>
 #include <stdexcept>
 #include <string>
@@ -19,9 +18,7 @@ BackfillingPolicy::BackfillingPolicy(int depth, std::string label, Compression c
     : depth_(depth), label_(std::move(label)), limits_(limits), mode_(mode), compression_(compression), pass_(pass) {}
 
 StepBudget BackfillingPolicy::step_budget() const {
-  const double wall = mode_ == RunMode::Live ? limits_.live_seconds : 0.0;
-  return StepBudget(limits_.searches,
-                    std::chrono::duration_cast<StepBudget::Clock::duration>(std::chrono::duration<double>(wall)));
+  return StepBudget::for_step(limits_.searches, limits_.live_seconds, mode_ == RunMode::Live);
 }
 
 Time BackfillingPolicy::insertion_start(std::int64_t size, Time duration, Time now) {

@@ -1,7 +1,6 @@
 #include "policies/tabu.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <sstream>
 
@@ -133,9 +132,7 @@ StepResult TabuPolicy::step(const Snapshot& snapshot) {
   // or a step could spend the budget before its first insertion and never
   // get further.
   if (planning_left_) plan_.profile();
-  const auto plan_wall = mode_ == RunMode::Live ? std::chrono::duration<double>(options_.plan_limit)
-                                                : std::chrono::duration<double>::zero();
-  StepBudget budget(options_.inserts, std::chrono::duration_cast<StepBudget::Clock::duration>(plan_wall));
+  StepBudget budget = StepBudget::for_step(options_.inserts, options_.plan_limit, mode_ == RunMode::Live);
   plan_.insert_all(snapshot.queue, now, budget);
   // Jobs left for the next step: no search over a plan that lacks them.
   const bool all_planned = !budget.spent();

@@ -23,6 +23,14 @@ class StepBudget {
       : searches_left_(searches > 0 ? searches : kNoCount),
         deadline_(wall > Clock::duration::zero() ? Clock::now() + wall : Clock::time_point::max()) {}
 
+  // A policy's step: `searches` as above and, when it runs live, a deadline
+  // `live_seconds` from now (0: none); a simulation gets no deadline, so
+  // every run is reproducible.
+  static StepBudget for_step(std::int64_t searches, double live_seconds, bool live) {
+    const std::chrono::duration<double> wall(live ? live_seconds : 0.0);
+    return StepBudget(searches, std::chrono::duration_cast<Clock::duration>(wall));
+  }
+
   // True when one more search may run (and counts it); false from the first
   // refusal on.
   bool take() {
