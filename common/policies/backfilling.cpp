@@ -91,8 +91,7 @@ void BackfillingPolicy::rebuild(const Snapshot& snapshot, StepBudget& budget) {
   const Time now = snapshot.now;
   profile_.rebuild(snapshot);
   replan_backlog_.clear();
-  sweep_ = {};
-  deferred_gains_.clear();
+  sweep_.reset();
   Planner& planner = profile_.planner();
   insertions_.reset();  // a new planner: its additions() count starts again
   insertions_additions_ = planner.additions();
@@ -142,29 +141,11 @@ void BackfillingPolicy::compress(Time now, StepBudget& budget) {
     planner.clear_gains();
     return;
   }
-  // A sweep the budget stopped goes on at its cursor (sweep_ has why that is
-  // sound); the units that came back since it stopped need a sweep of their
-  // own after it, from the first holder.
-  for (;;) {
-    if (sweep_.active) {
-      const auto& log = planner.gains();
-      deferred_gains_.insert(deferred_gains_.end(), log.begin() + static_cast<std::ptrdiff_t>(sweep_.logged),
-                             log.end());
-    }
-    const CompressionPass pass = compress_indexed(
-        planner, holders_, visited_, now, sweep_.active ? &sweep_.resume : nullptr, [&] { return budget.take(); },
-        [&](const HolderIndex::Holder& h, Time s) { move_span(h.id, reservation_of(h.id), s); });
-    reindex_moved();
-    if (!pass.complete) {
-      sweep_ = {true, pass.resume, planner.gains().size()};
-      return;
-    }
-    sweep_.active = false;
-    planner.clear_gains();
-    if (deferred_gains_.empty()) return;
-    for (const auto& [a, b] : deferred_gains_) planner.note_gain(a, b);
-    deferred_gains_.clear();
-  }
+  // A sweep the budget stopped goes on at its cursor (planner/compression_sweep.hpp).
+  sweep_.run(
+      planner, holders_, visited_, now, [&] { return budget.take(); },
+      [&](const HolderIndex::Holder& h, Time s) { move_span(h.id, reservation_of(h.id), s); },
+      [&] { reindex_moved(); });
 }
 
 void BackfillingPolicy::compress_full_scan(Time now) {
@@ -219,7 +200,7 @@ StepResult BackfillingPolicy::step(const Snapshot& snapshot) {
     rebuild(snapshot, budget);
   } else {
     replan_backlog(snapshot, budget);
-    if (freed || sweep_.active) compress(now, budget);
+    if (freed || sweep_.active()) compress(now, budget);
   }
   // Old holders still waiting for their re-plan go first: while any wait,
   // the budget is spent (it stopped their re-plan), so the pass below hands
@@ -390,7 +371,7 @@ StepResult BackfillingPolicy::step(const Snapshot& snapshot) {
   // from here on, log where units come back.
   planner.log_gains(true);
   // Work left for the next step: ask for it a second from now.
-  if (budget.spent() || !replan_backlog_.empty() || sweep_.active) result.wakeup = now + 1;
+  if (budget.spent() || !replan_backlog_.empty() || sweep_.active()) result.wakeup = now + 1;
   return result;
 }
 
@@ -418,8 +399,8 @@ const ParamTable& conservative_parameters() {
 PolicyPtr make_conservative(const ParamValues& values, RunMode mode) {
   const BackfillingPolicy::Limits limits{values.integer("searches"), values.number("live-limit")};
   return std::make_unique<BackfillingPolicy>(BackfillingPolicy::kUnlimited, values.canonical(),
-                                             BackfillingPolicy::Compression::Indexed,
-                                             BackfillingPolicy::Pass::Skipping, limits, mode);
+                                             BackfillingPolicy::Compression::Indexed, BackfillingPolicy::Pass::Skipping,
+                                             limits, mode);
 }
 
 PolicyPtr make_aggressive(const ParamValues& values, RunMode) {

@@ -52,6 +52,7 @@
 #include <vector>
 
 #include "model/job_id_index.hpp"
+#include "planner/compression_sweep.hpp"
 #include "planner/holder_index.hpp"
 #include "planner/indexed_compression.hpp"
 #include "planner/running_profile.hpp"
@@ -168,22 +169,9 @@ class BackfillingPolicy final : public Policy {
   // step; while any wait, the budget is spent and the pass hands out no
   // start and no reservation ahead of them.
   std::vector<JobId> replan_backlog_;
-  // A compression sweep the budget stopped. Resuming it is sound: a holder
-  // at or after the cursor can move only through a point that gained since
-  // it was last searched or placed (the log, kept, holds them all: units
-  // come back only by events and by the sweep's own moves; between steps
-  // the pass only takes units). The holders before the cursor can move only
-  // through a gain that came after the sweep had passed them: the sweep's
-  // own moves give units back at or after their old starts, past those
-  // holders' windows, so only the events' gains count, and a new sweep for
-  // those follows the sweep's end (deferred_gains_).
-  struct Sweep {
-    bool active = false;
-    CompressionCursor resume{};
-    std::size_t logged = 0;  // the gain log's length when it stopped
-  };
-  Sweep sweep_;
-  std::vector<std::pair<Time, Time>> deferred_gains_;
+  // A compression sweep the budget stopped (planner/compression_sweep.hpp
+  // has why resuming it is sound).
+  CompressionSweep sweep_;
 };
 
 PolicyPtr make_easy(const ParamValues& values, RunMode mode);

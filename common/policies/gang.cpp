@@ -40,6 +40,11 @@ Time GangPolicy::plan_factor() const {
 
 Time GangPolicy::planned_duration(const Job& j) const { return plan_factor() * std::max<Time>(j.estimate, 1); }
 
+StepBudget GangPolicy::step_budget() const {
+  if (!budgeted()) return {};
+  return StepBudget::for_step(options_.searches, options_.live_seconds, options_.live);
+}
+
 void GangPolicy::init(const Snapshot& s) {
   matrix_.emplace(options_.mpl, s.total_units);
   if (options_.backfill) {
@@ -115,7 +120,7 @@ void GangPolicy::place_orphans(Time now) {
   }
 }
 
-void GangPolicy::resync(const Snapshot& s) {
+void GangPolicy::resync(const Snapshot& s, StepBudget& budget) {
   const Time now = s.now;
   matrix_.reset();
   active_ = 0;
@@ -167,11 +172,11 @@ void GangPolicy::resync(const Snapshot& s) {
     }
   }
   if (options_.backfill) {
-    schedule_backfill(s);  // Schedule-1: reservations re-planned in queue order
+    schedule_backfill(s, budget);  // Schedule-1: reservations re-planned in queue order
   } else {
     schedule_gang(s);
   }
-  fill();  // FillMatrix-1
+  if (!budget.spent()) fill();  // FillMatrix-1, once every job is planned
 }
 
 // ---- reservations (BGS, MBGS) ----------------------------------------------
@@ -189,13 +194,13 @@ void GangPolicy::place(JobId id, int size, int row, Time now, Time duration) {
   if (options_.backfill) occupied_[id] = Occupation{row, size, now + duration, duration / plan_factor()};
 }
 
-void GangPolicy::compress(int row, Time now) {
+void GangPolicy::compress(int row, Time now, StepBudget& budget) {
   // The conservative policy's compression, inside one row: holders in order
   // of their reserved start each move to their earliest start if earlier;
   // only those that could move are visited (gang_row_plan.hpp).
   RowPlan& plan = plans_[static_cast<std::size_t>(row)];
   const auto span_of = [this](JobId id) -> Planner::SpanId& { return reserved_.at(id).span; };
-  for (const RowPlan::Move& m : plan.compress(now, span_of, options_.compression)) {
+  for (const RowPlan::Move& m : plan.compress(now, span_of, options_.compression, &budget)) {
     Time& start = reserved_.at(m.id).start;
     ++plan_stats_.compress_moves;
     plan_stats_.compress_seconds += start - m.to;
@@ -203,10 +208,11 @@ void GangPolicy::compress(int row, Time now) {
   }
 }
 
-void GangPolicy::compress_freed(Time now) {
+void GangPolicy::compress_freed(Time now, StepBudget& budget) {
   for (int r = 0; r < options_.mpl; ++r) {
-    if (freed_[static_cast<std::size_t>(r)]) compress(r, now);
-    freed_[static_cast<std::size_t>(r)] = false;
+    const std::size_t i = static_cast<std::size_t>(r);
+    if (freed_[i] || plans_[i].sweeping()) compress(r, now, budget);
+    freed_[i] = false;
   }
 }
 
@@ -489,7 +495,7 @@ bool GangPolicy::schedule_gang(const Snapshot& s) {
   return false;
 }
 
-bool GangPolicy::schedule_backfill(const Snapshot& s) {
+bool GangPolicy::schedule_backfill(const Snapshot& s, StepBudget& budget) {
   // Schedule of BGS (§2.4): conservative backfilling in every row. A job
   // that fits some row now for MPL x estimate starts there (best fit);
   // otherwise it holds a reservation in the row where it can start first.
@@ -537,6 +543,7 @@ bool GangPolicy::schedule_backfill(const Snapshot& s) {
           place(job.id, job.size, r.row, now, d);
           continue;
         }
+        if (budget.spent()) continue;  // past the budget only due holders start
         // It may start now in another row (the paper: "a job may start
         // earlier than its reservation, and in a different row").
         if (rows > 1 && job.size <= most_free) {
@@ -556,6 +563,9 @@ bool GangPolicy::schedule_backfill(const Snapshot& s) {
         }
         continue;
       }
+      // Past the budget nothing else starts or is reserved: a job not planned
+      // yet would lose its place to the jobs after it.
+      if (!budget.take()) continue;
       if (job.size <= most_free) {
         const int best = best_fit(job, d, -1);
         if (best >= 0) {
@@ -589,7 +599,7 @@ bool GangPolicy::schedule_backfill(const Snapshot& s) {
       plans_[static_cast<std::size_t>(row)].reserved.insert({first, next_order_, job.id, job.size, d});
       ++next_order_;
     }
-    if (again) compress_freed(now);
+    if (again) compress_freed(now, budget);
   }
   bool waiting = false;
   for (const Job& job : s.queue) {
@@ -792,10 +802,11 @@ Time GangPolicy::next_reserved_start() const {
 
 StepResult GangPolicy::step(const Snapshot& s) {
   const Time now = s.now;
+  StepBudget budget = step_budget();
   if (s.resync) {
-    resync(s);
+    resync(s, budget);
     advance_slice(now, true);  // the slice clock restarts now
-    return finish_step(s);
+    return finish_step(s, budget);
   }
   if (!matrix_) init(s);
   if (matrix_->columns() != s.total_units) {
@@ -819,6 +830,10 @@ StepResult GangPolicy::step(const Snapshot& s) {
   // A reservation falls due at an instant with no arrival or completion:
   // the policy asked to be woken for it.
   if (options_.backfill && next_reserved_start() <= now) recompute = true;
+  // The last step's budget left planning undone: go on with it. Compact ran
+  // in the step this one continues; it waits for the plan to be whole.
+  const bool continuing = planning_left_;
+  if (continuing) recompute = true;
   if (recompute) {
     const bool rebuild = options_.backfill && options_.rebuild_plan;
     if (rebuild) {
@@ -826,32 +841,38 @@ StepResult GangPolicy::step(const Snapshot& s) {
     } else if (options_.backfill) {
       replan_overruns(now);
     }
-    matrix_->remove_replicas();  // CleanMatrix
-    compact(now);                // CompactMatrix / CollapseMatrix-1
+    matrix_->remove_replicas();     // CleanMatrix
+    if (!continuing) compact(now);  // CompactMatrix / CollapseMatrix-1
     if (rebuild) {
       rebuild_plans(now, false);  // the queue is re-planned from scratch
     } else if (options_.backfill) {
-      compress_freed(now);
+      compress_freed(now, budget);
     }
-    if (!orphans_.empty()) place_orphans(now);  // jobs a resync could not fit, before the queue
-    bool waiting = options_.backfill ? schedule_backfill(s) : schedule_gang(s);  // Schedule-1
+    // Past the budget the phases that place jobs wait for the next step
+    // (schedule_backfill still starts the due reservations).
+    if (!orphans_.empty() && !budget.spent()) place_orphans(now);  // a resync's misfits, before the queue
+    bool waiting = options_.backfill ? schedule_backfill(s, budget) : schedule_gang(s);  // Schedule-1
     const bool migrating = options_.migrate && options_.max_tasks != 0;
-    if (migrating && (waiting || options_.migrate_idle)) {
+    if (migrating && (waiting || options_.migrate_idle) && !budget.spent()) {
       collapse_with_migration(now);  // CollapseMatrix-2
-      if (options_.backfill) compress_freed(now);
-      if (!orphans_.empty()) place_orphans(now);
-      waiting = options_.backfill ? schedule_backfill(s) : schedule_gang(s);  // Schedule-2
+      if (options_.backfill) compress_freed(now, budget);
+      if (!orphans_.empty() && !budget.spent()) place_orphans(now);
+      waiting = options_.backfill ? schedule_backfill(s, budget) : schedule_gang(s);  // Schedule-2
     }
-    fill();                                // FillMatrix-1
-    if (migrating) fill_with_migration();  // FillMatrix-2
+    if (!budget.spent()) {
+      fill();                                // FillMatrix-1
+      if (migrating) fill_with_migration();  // FillMatrix-2
+    }
   }
   advance_slice(now, idle_before);
-  return finish_step(s);
+  return finish_step(s, budget);
 }
 
-StepResult GangPolicy::finish_step(const Snapshot& s) {
+StepResult GangPolicy::finish_step(const Snapshot& s, const StepBudget& budget) {
   const Time now = s.now;
   StepResult result;
+  planning_left_ = budget.spent();
+  for (const RowPlan& p : plans_) planning_left_ = planning_left_ || p.sweeping();
   // An executing job a resync could not fit is suspended even with an
   // empty matrix.
   if (!matrix_->empty() || !orphans_.empty()) result.decisions = switch_to_active_row(s);
@@ -864,6 +885,9 @@ StepResult GangPolicy::finish_step(const Snapshot& s) {
   for (const RunningJob& r : s.running) result.admitted -= matrix_->contains(r.job.id);
   result.wakeup = slice_end_;
   if (options_.backfill) result.wakeup = std::min(result.wakeup, next_reserved_start());
+  // Planning left for the next step: a second from now, the earliest a
+  // step can come.
+  if (planning_left_) result.wakeup = now + 1;
   return result;
 }
 
@@ -871,6 +895,15 @@ std::vector<PlannedStart> GangPolicy::reservations() const {
   std::vector<PlannedStart> out;
   if (options_.mpl != 1 || options_.rebuild_plan || plans_.empty()) return out;
   for (const HolderIndex::Holder& h : plans_.front().reserved.sorted()) out.push_back({h.id, h.start});
+  return out;
+}
+
+std::vector<PlannedStart> GangPolicy::row_reservations(int row) const {
+  std::vector<PlannedStart> out;
+  if (row < 0 || static_cast<std::size_t>(row) >= plans_.size()) return out;
+  for (const HolderIndex::Holder& h : plans_[static_cast<std::size_t>(row)].reserved.sorted()) {
+    out.push_back({h.id, h.start});
+  }
   return out;
 }
 
@@ -891,6 +924,8 @@ PolicyPtr make(const ParamValues& values, bool backfill, bool migrate, RunMode m
     o.rebuild_plan = values.choice("plan") == "rebuild";
     o.plan_factor = values.integer("plan_factor");
     o.stats = values.flag("stats");
+    o.searches = values.integer("searches");
+    o.live_seconds = values.number("live-limit");
   }
   if (migrate) {
     o.migration_cost = values.integer("c");
@@ -909,7 +944,13 @@ ParamTable with_backfilling(const ParamTable& t) {
                  Param::integer("plan_factor", kDefaults.plan_factor, 0, 1000,
                                 "a job holds its row for this x its estimate; 0: MPL (the spec's worst case)"),
                  Param::flag("stats", kDefaults.stats,
-                             "print the plan's counters to stderr at the end (reservations, compressions, overruns)")});
+                             "print the plan's counters to stderr at the end (reservations, compressions, overruns)"),
+                 Param::integer("searches", kDefaults.searches, 0, 1000000000,
+                                "plan=keep: planning searches a step at most, the rest in the next steps (0: no cap; "
+                                "for studies)"),
+                 Param::number("live-limit", kDefaults.live_seconds, 0, 3600,
+                               "plan=keep, live: wall-clock seconds of planning a step at most, the rest in the "
+                               "next steps (0: none)")});
 }
 
 ParamTable with_migration(const ParamTable& t) {

@@ -97,6 +97,7 @@
 #include "policies/gang_matrix.hpp"
 #include "policies/gang_row_plan.hpp"
 #include "policy/policy.hpp"
+#include "policy/step_budget.hpp"
 
 namespace los {
 
@@ -127,6 +128,12 @@ struct GangOptions {
   // BGS / MBGS: how a row's compression finds the holders to revisit
   // (gang_row_plan.hpp); FullScan is the reference the tests compare with.
   GangRowPlan::Compression compression = GangRowPlan::Compression::Indexed;
+  // BGS / MBGS with plan=keep: a step's budget (docs/policies.md, "A step's
+  // budget"): at most `searches` planning searches a step (0: no count) and,
+  // live, at most `live_seconds` of them; the rest goes on in the next steps.
+  // plan=rebuild re-plans everything at every event and takes no budget.
+  std::int64_t searches = 0;
+  double live_seconds = 0.015;
 };
 
 class GangPolicy final : public Policy {
@@ -137,7 +144,10 @@ class GangPolicy final : public Policy {
   std::string name() const override { return label_; }
   // The matrix follows the events and is rebuilt from a resync snapshot.
   Capabilities capabilities() const override {
-    return {.resync = true, .time_sharing = true, .jobs_per_node = options_.mpl};
+    return {.resync = true,
+            .time_sharing = true,
+            .wall_clock_budget = budgeted() && options_.live && options_.live_seconds > 0,
+            .jobs_per_node = options_.mpl};
   }
   StepResult step(const Snapshot& snapshot) override;
   // With mpl=1 a reservation is a start time; with more rows it only
@@ -148,6 +158,10 @@ class GangPolicy final : public Policy {
   const GangOptions& options() const { return options_; }
   const GangMatrix* matrix() const { return matrix_ ? &*matrix_ : nullptr; }
   int active_row() const { return active_; }
+  // BGS / MBGS: the reservations of one row, by (start, creation order).
+  std::vector<PlannedStart> row_reservations(int row) const;
+  // The last step's budget left planning for the next one.
+  bool planning_left() const { return planning_left_; }
   // BGS / MBGS: what the plan did so far (the stats parameter prints it).
   struct PlanStats {
     long long reservations = 0;        // reservations made by Schedule
@@ -190,8 +204,13 @@ class GangPolicy final : public Policy {
   };
   using RowPlan = GangRowPlan;  // profile, reservations by start, search bound
 
+  // Whether a step's budget applies (BGS / MBGS with plan=keep), and the
+  // budget of one step.
+  bool budgeted() const { return options_.backfill && !options_.rebuild_plan; }
+  StepBudget step_budget() const;
+
   void init(const Snapshot& s);
-  void resync(const Snapshot& s);
+  void resync(const Snapshot& s, StepBudget& budget);
   std::vector<int> units_of(const RunningJob& r, int columns) const;
   Time hold_end(Time start, Time estimate, Time now) const;
   void place_running(JobId id, Time start, Time estimate, int row, std::vector<int> cols, Time now);
@@ -203,8 +222,10 @@ class GangPolicy final : public Policy {
   void leave_matrix(JobId id, Time now, bool ended);
   void replan_overruns(Time now);
   void rebuild_row(int row, Time now);
-  void compress(int row, Time now);
-  void compress_freed(Time now);
+  void compress(int row, Time now, StepBudget& budget);
+  // The rows that gained units, and those whose compression the budget
+  // stopped.
+  void compress_freed(Time now, StepBudget& budget);
 
   std::vector<int> rows_by_population(bool ascending) const;
   bool fits_reservations(int row, JobId id, Time now) const;
@@ -212,7 +233,9 @@ class GangPolicy final : public Policy {
   void compact(Time now);
   void collapse_with_migration(Time now);
   bool schedule_gang(const Snapshot& s);
-  bool schedule_backfill(const Snapshot& s);
+  // Past the budget only due reservations start: no job is started or
+  // reserved ahead of the ones not planned yet.
+  bool schedule_backfill(const Snapshot& s, StepBudget& budget);
   void fill();
   void fill_with_migration();
   bool migration_fits(long long tasks) const;
@@ -232,7 +255,7 @@ class GangPolicy final : public Policy {
   void rebuild_plans(Time now, bool with_reservations);
   void advance_slice(Time now, bool idle_before);
   std::vector<Decision> switch_to_active_row(const Snapshot& s);
-  StepResult finish_step(const Snapshot& s);
+  StepResult finish_step(const Snapshot& s, const StepBudget& budget);
 
   GangOptions options_;
   std::string label_;
@@ -263,6 +286,10 @@ class GangPolicy final : public Policy {
   std::int64_t next_order_ = 0;
   std::unordered_map<JobId, Progress> progress_;
   PlanStats plan_stats_;
+  // The last step's budget left planning undone (jobs not planned, a row's
+  // compression stopped): the next step goes on with it, event or not, and
+  // does not compact the matrix first (the step it continues did).
+  bool planning_left_ = false;
 };
 
 // gang's parameters; bgs adds plan, mgs adds c, q and migrate_idle, mbgs all.

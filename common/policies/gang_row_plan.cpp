@@ -2,13 +2,12 @@
 
 #include <algorithm>
 
-#include "planner/indexed_compression.hpp"
-
 namespace los {
 
 void GangRowPlan::restart(std::int64_t capacity, Time origin) {
   planner_ = Planner(capacity, origin);
   planner_.log_gains(true);  // no holder in the new profile: a fixpoint
+  sweep_.reset();
   bound_.reset();
   bound_empty_ = true;
 }
@@ -39,14 +38,20 @@ Time GangRowPlan::earliest_start(std::int64_t size, Time duration, Time now) {
   return s;
 }
 
-const std::vector<GangRowPlan::Move>& GangRowPlan::compress(Time now, const SpanOf& span_of, Compression how) {
+const std::vector<GangRowPlan::Move>& GangRowPlan::compress(Time now, const SpanOf& span_of, Compression how,
+                                                            StepBudget* budget) {
   moves_.clear();
-  if (how == Compression::FullScan || !planner_.logging_gains()) {
+  if (how == Compression::FullScan || !planner_.logging_gains()) {  // the reference: no budget
     compress_full_scan(now, span_of);
-  } else {
-    compress_indexed(now, span_of);
+    planner_.clear_gains();
+    return moves_;
   }
-  planner_.clear_gains();
+  // Conservative's indexed pass, on this row's profile and holders (the
+  // proof that it applies here is in the header); a sweep the budget
+  // stopped goes on at its cursor.
+  sweep_.run(
+      planner_, reserved, visited_, now, [budget] { return budget == nullptr || budget->take(); },
+      [&](const HolderIndex::Holder& h, Time s) { move_span(h, s, span_of); }, [&] { reindex_moved(); });
   return moves_;
 }
 
@@ -62,14 +67,6 @@ void GangRowPlan::compress_full_scan(Time now, const SpanOf& span_of) {
   reindex_moved();
 }
 
-void GangRowPlan::compress_indexed(Time now, const SpanOf& span_of) {
-  // Conservative's indexed pass, on this row's profile and holders (the
-  // proof that it applies here is in the header).
-  los::compress_indexed(planner_, reserved, visited_, now,
-                        [&](const HolderIndex::Holder& h, Time s) { move_span(h, s, span_of); });
-  reindex_moved();
-}
-
 void GangRowPlan::move_span(const HolderIndex::Holder& h, Time s, const SpanOf& span_of) {
   Planner::SpanId& span = span_of(h.id);
   span = planner_.move(span, s, h.duration, h.size);
@@ -78,7 +75,10 @@ void GangRowPlan::move_span(const HolderIndex::Holder& h, Time s, const SpanOf& 
 }
 
 void GangRowPlan::reindex_moved() {
-  reserved.move_all(moved_, [&](std::size_t i) { return moves_[i].to; });  // made together
+  // moved_ holds the last pass's moves: the tail of moves_ (a call may run
+  // two passes, the second for gains deferred while a sweep was stopped).
+  const std::size_t first = moves_.size() - moved_.size();
+  reserved.move_all(moved_, [&](std::size_t i) { return moves_[first + i].to; });
   moved_.clear();
 }
 

@@ -37,8 +37,9 @@
 // the row is in planner().gains(), and at that moment no s in [now, r) had
 // k free units throughout [s, min(s + d, r)). It holds because
 //   - the gain log is on from the construction and from every restart()
-//     (then the profile has no holder), and is cleared only at the end of a
-//     compress(); units come back to a row only by release() and add(), and
+//     (then the profile has no holder), and is cleared only when a
+//     compress() ends (one a step's budget stopped keeps it and goes on at
+//     the next call: planner/compression_sweep.hpp); units come back to a row only by release() and add(), and
 //     both are logged (Planner::log_gains);
 //   - a holder is reserved at its earliest start s0 (the owner's duty:
 //     earliest_start(), or a search that gives the same answer): had some
@@ -66,9 +67,11 @@
 #include <vector>
 
 #include "model/job.hpp"
+#include "planner/compression_sweep.hpp"
 #include "planner/holder_index.hpp"
 #include "planner/planner.hpp"
 #include "planner/start_bound.hpp"
+#include "policy/step_budget.hpp"
 
 namespace los {
 
@@ -99,8 +102,14 @@ class GangRowPlan {
   // Each holder, in order of reserved start, moves to its earliest start
   // from `now` if that is earlier (holders reserved at or before `now`
   // stay); the index follows. Returns the moves in the order made (valid
-  // until the next call); clears the gain log.
-  const std::vector<Move>& compress(Time now, const SpanOf& span_of, Compression how = Compression::Indexed);
+  // until the next call); clears the gain log. With a budget (Indexed only)
+  // the pass stops when budget->take() refuses a search, keeping the gain
+  // log, and the next call goes on where it stopped
+  // (planner/compression_sweep.hpp): sweeping() until it ends.
+  const std::vector<Move>& compress(Time now, const SpanOf& span_of, Compression how = Compression::Indexed,
+                                    StepBudget* budget = nullptr);
+  // A compression the budget stopped is still to finish.
+  bool sweeping() const { return sweep_.active(); }
 
   // A lower bound of planner().earliest_start(size, duration, now), >= now:
   // the latest recorded start of a smaller shape (see the proof above).
@@ -119,7 +128,6 @@ class GangRowPlan {
   // proof above).
   void validate(Time now);
   void compress_full_scan(Time now, const SpanOf& span_of);
-  void compress_indexed(Time now, const SpanOf& span_of);
   // Moves a holder's span from h.start to s; the index is updated by
   // reindex_moved() at the end of the pass.
   void move_span(const HolderIndex::Holder& h, Time s, const SpanOf& span_of);
@@ -127,12 +135,13 @@ class GangRowPlan {
 
   Planner planner_;
   StartBound bound_{StartBound::kCoarseOctaveBits};
-  std::uint64_t bound_additions_ = 0;  // planner_.additions() when the records began
-  Time bound_now_ = 0;                 // the latest `now` asked since then
-  bool bound_empty_ = true;            // no record since the last reset
-  std::vector<Move> moves_;            // compress()'s answer, reused
-  std::vector<HolderIndex::Holder> moved_;  // the moved holders' old entries, in pass order
+  std::uint64_t bound_additions_ = 0;                  // planner_.additions() when the records began
+  Time bound_now_ = 0;                                 // the latest `now` asked since then
+  bool bound_empty_ = true;                            // no record since the last reset
+  std::vector<Move> moves_;                            // compress()'s answer, reused
+  std::vector<HolderIndex::Holder> moved_;             // the moved holders' old entries, in pass order
   StartBound visited_{StartBound::kCoarseOctaveBits};  // compress()'s bound within a pass, reused
+  CompressionSweep sweep_;                             // a compression the budget stopped
 };
 
 }  // namespace los
