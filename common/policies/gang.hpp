@@ -241,7 +241,9 @@ class GangPolicy final : public Policy {
   bool migration_fits(long long tasks) const;
   void pin(const Snapshot& s);
   bool pinned(JobId id) const { return pinned_.count(id) != 0; }
-  bool requeued(const Snapshot& s, JobId id) const;
+  // Live: the jobs that ended in `s`'s events and are in its queue or
+  // running set again (requeued for a migration). Empty in simulation.
+  std::unordered_set<JobId> requeued(const Snapshot& s) const;
   void relocate_out_of(JobId job, int row, const std::vector<int>& avoid);
 
   void place(JobId id, int size, int row, Time now, Time duration);
