@@ -272,7 +272,7 @@ void RequestHandlers::starts(const std::string& partition, const Viewer& who, st
   };
   for (const std::string& name : wanted) {
     const PartitionScheduler& sched = *partitions_.at(name);
-    if (promises_cover_queue(sched, promised_starts(sched))) {
+    if (needs_no_forecast(sched)) {
       done();  // every prediction is a promise: no forecast to wait for
     } else {
       forecasts_.request(sched, config_.forecast, done);
@@ -285,6 +285,10 @@ std::unordered_map<JobId, Time> RequestHandlers::promised_starts(const Partition
   std::unordered_map<JobId, Time> promised;
   for (const PlannedStart& p : sched.policy().reservations()) promised[p.job] = p.start;
   return promised;
+}
+
+bool RequestHandlers::needs_no_forecast(const PartitionScheduler& sched) {
+  return sched.policy().capabilities().promises_every_start || promises_cover_queue(sched, promised_starts(sched));
 }
 
 bool RequestHandlers::promises_cover_queue(const PartitionScheduler& sched,
@@ -301,16 +305,18 @@ Bytes RequestHandlers::starts_reply(const std::vector<std::string>& partitions, 
   for (const std::string& name : partitions) {
     const auto it = partitions_.find(name);
     if (it == partitions_.end() || !it->second->last()) continue;
-    const std::unordered_map<JobId, Time> promised = promised_starts(*it->second);
-    // Without a forecast (every job holds a promise or is starting) no
-    // prediction reads one.
-    const bool covered = promises_cover_queue(*it->second, promised);
+    const PartitionScheduler& sched = *it->second;
+    const std::unordered_map<JobId, Time> promised = promised_starts(sched);
+    // Without a forecast (every job holds a promise or is starting, or the
+    // policy promises every start it will make) no prediction reads one.
+    const bool forecast = !needs_no_forecast(sched);
     static const ForecastCache::Forecast kNone;
-    const ForecastCache::Forecast& f = covered ? kNone : forecasts_.result(name);
+    const ForecastCache::Forecast& f = forecast ? forecasts_.result(name) : kNone;
     if (!f.error.empty()) {
       return error_frame(LOS_ERR_INTERNAL, "forecast of partition '" + name + "' failed: " + f.error, id);
     }
-    const Snapshot& s = *it->second->last();
+    const Snapshot& s = *sched.last();
+    const std::unordered_set<JobId> starting(sched.started_last().begin(), sched.started_last().end());
     for (std::size_t i = 0; i < s.queue.size(); ++i) {
       const Job& j = s.queue[i];
       if (!who.sees(j.user)) continue;
@@ -322,12 +328,13 @@ Bytes RequestHandlers::starts_reply(const std::vector<std::string>& partitions, 
       p.submit = j.submit;
       const auto held = promised.find(j.id);
       p.reserved = held != promised.end();
-      // A job that arrived after the forecast's snapshot has no prediction yet.
+      // A job that arrived after the forecast's snapshot has no prediction
+      // yet, nor has a job the promising policy's plan has not reached.
       const auto predicted = f.starts.find(j.id);
-      p.start = p.reserved                      ? held->second
-                : predicted != f.starts.end() ? predicted->second
-                : covered                     ? s.now  // started by the latest step
-                                              : kTimeInfinity;
+      p.start = p.reserved                          ? held->second
+                : predicted != f.starts.end()       ? predicted->second
+                : !forecast && starting.count(j.id) ? s.now  // started by the latest step
+                                                    : kTimeInfinity;
       out.push_back(std::move(p));
     }
   }

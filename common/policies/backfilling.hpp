@@ -93,7 +93,8 @@ class BackfillingPolicy final : public Policy {
 
   std::string name() const override { return label_; }
   Capabilities capabilities() const override {
-    return {.wall_clock_budget = mode_ == RunMode::Live && limits_.live_seconds > 0};
+    return {.wall_clock_budget = mode_ == RunMode::Live && limits_.live_seconds > 0,
+            .promises_every_start = depth_ == kUnlimited};
   }
   StepResult step(const Snapshot& snapshot) override;
   std::vector<PlannedStart> reservations() const override;

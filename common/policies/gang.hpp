@@ -147,6 +147,8 @@ class GangPolicy final : public Policy {
     return {.resync = true,
             .time_sharing = true,
             .wall_clock_budget = budgeted() && options_.live && options_.live_seconds > 0,
+            // with one row BGS is conservative: reservations() are start times
+            .promises_every_start = budgeted() && options_.mpl == 1,
             .jobs_per_node = options_.mpl};
   }
   StepResult step(const Snapshot& snapshot) override;

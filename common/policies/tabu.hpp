@@ -76,7 +76,10 @@ class TabuPolicy final : public Policy {
   explicit TabuPolicy(Options options, RunMode mode = RunMode::Simulation, std::string label = "tabu");
 
   std::string name() const override { return label_; }
-  Capabilities capabilities() const override { return {.wall_clock_budget = true}; }
+  // tabu:safe promises every planned start (reservations()).
+  Capabilities capabilities() const override {
+    return {.wall_clock_budget = true, .promises_every_start = options_.safe};
+  }
   StepResult step(const Snapshot& snapshot) override;
   std::vector<PlannedStart> reservations() const override;
   const Planner* plan() const override { return &plan_.profile(); }
@@ -103,7 +106,7 @@ class TabuPolicy final : public Policy {
   Options options_;
   RunMode mode_;
   bool planning_left_ = false;  // the last step's budget left jobs unplanned
-  TabuMoveCost move_cost_;  // a live search's moves, timed (simulations count iterations)
+  TabuMoveCost move_cost_;      // a live search's moves, timed (simulations count iterations)
   std::string label_;
   TabuPlan plan_;
   std::mt19937_64 rng_;

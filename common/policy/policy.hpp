@@ -59,6 +59,11 @@ struct Capabilities {
   bool time_sharing = false;
   // Caps its work in wall-clock time when it runs live (RunMode::Live).
   bool wall_clock_budget = false;
+  // Promises a start (reservations()) to every waiting job it can ever run,
+  // once its plan is whole: a job without one has no prediction yet (a
+  // step's budget has not reached it, or it fits no machine this size), and
+  // losd's STARTS reports it unknown rather than replaying the queue.
+  bool promises_every_start = false;
   // The most jobs it may hold on one node at once, executing or suspended
   // (1 for space sharing; the gang family: mpl; pect: one per class, 3). A
   // live partition must let Slurm hold that many (Snapshot::time_slots, N of

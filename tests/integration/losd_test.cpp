@@ -476,6 +476,79 @@ TEST(LosdBudget, AStepCutByTheLiveLimitGoesOnInTheNextSnapshotsAndEndsInTheWhole
   EXPECT_EQ(cut.reservations, whole.reservations);
 }
 
+// While a step's budget leaves jobs without a promise (a long queue's first
+// steps), STARTS answers from the promises alone: the jobs the plan has not
+// reached, and a job wider than the partition, have no prediction, and no
+// forecast replays the queue (a replay predicts the unplanned ones; at
+// 100,000 jobs it runs into its 10 s cap every cycle). Once the plan is
+// whole every job but the wide one holds a promise or is starting.
+TEST(LosdBudget, StartsAnswersFromThePromisesWhileThePlanCatchesUp) {
+  std::mt19937 rng(11);
+  std::vector<Job> jobs;
+  for (JobId id = 1; id <= 6000; ++id) {
+    const Time est = 60 + static_cast<Time>(rng() % 20000);
+    jobs.push_back(test::job(id, 0, 1 + static_cast<int>(rng() % 24), est, est));
+  }
+  const JobId wide = 6001;
+  jobs.push_back(test::job(wide, 0, 65, 100, 100));  // wider than the 64 units
+  const Workload w = test::workload(64, std::move(jobs));
+  test::LosdProcess losd(kLosd, "default_policy: \"conservative:live-limit=0.0005\"\n");
+  Client plugin(losd.plugin_socket());
+  plugin.hello("plugin", "", "23.11");
+  Client q(losd.query_socket());
+  q.hello("losctl");
+  FakeCluster cluster(w.units);
+  Snapshot s;
+  s.now = 1000;
+  s.total_units = w.units;
+  s.queue = w.jobs;
+  std::size_t unknown_while_catching_up = 0;
+  for (std::uint64_t seq = 1;; ++seq) {
+    const protocol::DecisionsMessage d =
+        protocol::decode_decisions(plugin.request(protocol::encode(cluster.snapshot(s, seq))).payload);
+    std::set<JobId> starting;
+    for (const protocol::WireDecision& x : d.decisions) {
+      EXPECT_TRUE(cluster.place(x.job, x.nodes)) << "job " << x.job;
+      starting.insert(x.job);
+    }
+    const protocol::Plan plan = protocol::decode_plan(q.request(protocol::encode_query_plan("sim")).payload);
+    std::unordered_map<JobId, Time> reserved;
+    for (const auto& r : plan.reservations) reserved[r.job] = r.start;
+    const auto predicted = protocol::decode_starts(q.request(protocol::encode_query_starts("sim")).payload);
+    EXPECT_EQ(predicted.size(), s.queue.size());
+    std::size_t unknown = 0;
+    for (const auto& p : predicted) {
+      if (p.reserved) {
+        ASSERT_TRUE(reserved.count(p.job)) << "job " << p.job;
+        EXPECT_EQ(p.start, reserved[p.job]) << "job " << p.job;
+      } else if (starting.count(p.job)) {
+        EXPECT_EQ(p.start, s.now) << "job " << p.job;
+      } else {
+        EXPECT_EQ(p.start, kTimeInfinity) << "job " << p.job << " (seq " << seq << ") is predicted by a forecast";
+        ++unknown;
+      }
+    }
+    // Apply the starts, as the plugin would.
+    for (JobId id : starting) {
+      const auto it = std::find_if(s.queue.begin(), s.queue.end(), [&](const Job& j) { return j.id == id; });
+      ASSERT_NE(it, s.queue.end());
+      RunningJob r;
+      r.job = *it;
+      r.start = s.now;
+      s.running.push_back(r);
+      s.queue.erase(it);
+    }
+    if (d.wakeup == kTimeInfinity) {
+      EXPECT_EQ(unknown, 1u) << "once the plan is whole only the wide job has no prediction";
+      break;
+    }
+    if (seq == 1) unknown_while_catching_up = unknown;
+    ASSERT_LT(seq, 10000u) << "no end to the steps";
+  }
+  EXPECT_GT(unknown_while_catching_up, 1000u);
+  EXPECT_TRUE(losd.alive());
+}
+
 TEST(LosdQueries, StatusPlanAndPredictedStartsFromTheRunningPolicy) {
   test::LosdProcess losd(kLosd, "default_policy: easy\npartitions:\n  debug:\n    policy: conservative\n");
   Client plugin(losd.plugin_socket());
