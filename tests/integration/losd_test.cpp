@@ -479,9 +479,9 @@ TEST(LosdBudget, AStepCutByTheLiveLimitGoesOnInTheNextSnapshotsAndEndsInTheWhole
 // While a step's budget leaves jobs without a promise (a long queue's first
 // steps), STARTS answers from the promises alone: the jobs the plan has not
 // reached, and a job wider than the partition, have no prediction, and no
-// forecast replays the queue (a replay predicts the unplanned ones; at
-// 100,000 jobs it runs into its 10 s cap every cycle). Once the plan is
-// whole every job but the wide one holds a promise or is starting.
+// forecast replays the queue (a replay would predict the unplanned ones, at
+// the cost of a whole-queue replay each cycle). Once the plan is whole
+// every job but the wide one holds a promise or is starting.
 TEST(LosdBudget, StartsAnswersFromThePromisesWhileThePlanCatchesUp) {
   std::mt19937 rng(11);
   std::vector<Job> jobs;
