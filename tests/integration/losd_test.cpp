@@ -409,6 +409,19 @@ protocol::SnapshotMessage busy_snapshot(std::uint64_t seq, Time now) {
 // instant (the plugin's next cycles, nothing else happening) carry the plan
 // on, and it ends in the very starts and reservations of a losd without the
 // budget. The tiny live-limit makes every step cut, whatever the build.
+// Moves waiting job `id` to the running set at s.now, as the plugin's start
+// would; false if it is not waiting.
+bool start_waiting(Snapshot& s, JobId id) {
+  const auto it = std::find_if(s.queue.begin(), s.queue.end(), [&](const Job& j) { return j.id == id; });
+  if (it == s.queue.end()) return false;
+  RunningJob r;
+  r.job = *it;
+  r.start = s.now;
+  s.running.push_back(r);
+  s.queue.erase(it);
+  return true;
+}
+
 struct BudgetRun {
   std::set<JobId> started;
   std::vector<std::pair<JobId, Time>> reservations;
@@ -431,16 +444,7 @@ BudgetRun run_until_planned(const std::string& policy, const Workload& w, Time n
     ++out.steps;
     for (const protocol::WireDecision& x : d.decisions) {
       EXPECT_TRUE(cluster.place(x.job, x.nodes)) << "job " << x.job;
-      const auto it = std::find_if(s.queue.begin(), s.queue.end(), [&](const Job& j) { return j.id == x.job; });
-      if (it == s.queue.end()) {
-        ADD_FAILURE() << "job " << x.job << " is not waiting";
-        continue;
-      }
-      RunningJob r;
-      r.job = *it;
-      r.start = now;
-      s.running.push_back(r);
-      s.queue.erase(it);
+      EXPECT_TRUE(start_waiting(s, x.job)) << "job " << x.job << " is not waiting";
       out.started.insert(x.job);
     }
     if (d.wakeup == kTimeInfinity) break;
@@ -529,15 +533,7 @@ TEST(LosdBudget, StartsAnswersFromThePromisesWhileThePlanCatchesUp) {
       }
     }
     // Apply the starts, as the plugin would.
-    for (JobId id : starting) {
-      const auto it = std::find_if(s.queue.begin(), s.queue.end(), [&](const Job& j) { return j.id == id; });
-      ASSERT_NE(it, s.queue.end());
-      RunningJob r;
-      r.job = *it;
-      r.start = s.now;
-      s.running.push_back(r);
-      s.queue.erase(it);
-    }
+    for (JobId id : starting) ASSERT_TRUE(start_waiting(s, id)) << "job " << id;
     if (d.wakeup == kTimeInfinity) {
       EXPECT_EQ(unknown, 1u) << "once the plan is whole only the wide job has no prediction";
       break;
