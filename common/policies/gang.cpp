@@ -134,6 +134,8 @@ void GangPolicy::resync(const Snapshot& s, StepBudget& budget) {
   next_order_ = 0;
   progress_.clear();
   orphans_.clear();
+  replan_backlog_.clear();
+  compact_due_ = false;
   init(s);
 
   std::vector<const RunningJob*> jobs;
@@ -211,15 +213,20 @@ void GangPolicy::compress(int row, Time now, StepBudget& budget) {
 void GangPolicy::compress_freed(Time now, StepBudget& budget) {
   for (int r = 0; r < options_.mpl; ++r) {
     const std::size_t i = static_cast<std::size_t>(r);
-    if (freed_[i] || plans_[i].sweeping()) compress(r, now, budget);
+    if (!freed_[i] && !plans_[i].sweeping()) continue;
+    // Past the budget no new sweep starts: the row stays marked freed, so
+    // the next step's sweep sees every gain at once, as a whole step would.
+    if (budget.spent() && !plans_[i].sweeping()) continue;
+    compress(r, now, budget);
     freed_[i] = false;
   }
 }
 
-void GangPolicy::rebuild_row(int row, Time now) {
+void GangPolicy::rebuild_row(int row, Time now, StepBudget& budget) {
   // A running job outlived its planned hold (overheads stretched it): it
   // holds the row for one more cycle, and the row's reservations are
-  // re-planned in their old order, as the conservative policy rebuilds.
+  // re-planned in their old order, as the conservative policy rebuilds;
+  // those past the budget wait in replan_backlog_, in that order.
   RowPlan& plan = plans_[static_cast<std::size_t>(row)];
   plan.restart(matrix_->columns(), now);
   const Time extension = static_cast<Time>(options_.mpl) * options_.slice;
@@ -233,28 +240,65 @@ void GangPolicy::rebuild_row(int row, Time now) {
     }
     plan.planner().add(now, occ.end, -occ.size);
   }
-  const std::vector<HolderIndex::Holder> holders = plan.reserved.sorted();
+  // Holders of this row still waiting from an earlier re-plan take their
+  // place among the row's holders by their old (start, order).
+  std::vector<HolderIndex::Holder> holders = plan.reserved.sorted();
   plan.reserved.clear();
-  for (const HolderIndex::Holder& h : holders) {
-    Reservation& r = reserved_.at(h.id);
-    const Time before = r.start;
-    r.start = plan.earliest_start(r.size, r.duration, now);  // the profile only loses units here
-    if (r.start > before) {
-      ++plan_stats_.replan_delays;
-      plan_stats_.replan_delay_seconds += r.start - before;
+  std::vector<std::pair<JobId, Reservation>> waiting;
+  for (auto& w : replan_backlog_) {
+    if (w.second.row == row) {
+      holders.push_back({w.second.start, w.second.order, w.first, w.second.size, w.second.duration});
+      reserved_[w.first] = w.second;
+    } else {
+      waiting.push_back(w);
     }
-    r.span = plan.planner().reserve(r.start, r.duration, r.size);
-    plan.reserved.insert({r.start, r.order, h.id, r.size, r.duration});
+  }
+  replan_backlog_ = std::move(waiting);
+  std::sort(holders.begin(), holders.end(), [](const HolderIndex::Holder& a, const HolderIndex::Holder& b) {
+    return std::tie(a.start, a.order) < std::tie(b.start, b.order);
+  });
+  for (const HolderIndex::Holder& h : holders) {
+    if (!budget.take()) {
+      replan_backlog_.emplace_back(h.id, reserved_.at(h.id));
+      reserved_.erase(h.id);
+      continue;
+    }
+    replan_reservation(h.id, reserved_.at(h.id), now);
   }
 }
 
-void GangPolicy::replan_overruns(Time now) {
+void GangPolicy::replan_reservation(JobId id, Reservation& r, Time now) {
+  RowPlan& plan = plans_[static_cast<std::size_t>(r.row)];
+  const Time before = r.start;
+  r.start = plan.earliest_start(r.size, r.duration, now);  // the profile only loses units here
+  if (r.start > before) {
+    ++plan_stats_.replan_delays;
+    plan_stats_.replan_delay_seconds += r.start - before;
+  }
+  r.span = plan.planner().reserve(r.start, r.duration, r.size);
+  plan.reserved.insert({r.start, r.order, id, r.size, r.duration});
+}
+
+void GangPolicy::replan_backlog(Time now, StepBudget& budget) {
+  if (replan_backlog_.empty()) return;
+  std::vector<std::pair<JobId, Reservation>> waiting = std::move(replan_backlog_);
+  replan_backlog_.clear();
+  for (auto& [id, r] : waiting) {
+    if (!budget.take()) {
+      replan_backlog_.emplace_back(id, r);
+      continue;
+    }
+    replan_reservation(id, reserved_[id] = r, now);
+  }
+}
+
+void GangPolicy::replan_overruns(Time now, StepBudget& budget) {
   std::vector<bool> stale(static_cast<std::size_t>(options_.mpl), false);
   for (const auto& [id, occ] : occupied_) {
     if (occ.end <= now) stale[static_cast<std::size_t>(occ.row)] = true;
   }
   for (int r = 0; r < options_.mpl; ++r) {
-    if (stale[static_cast<std::size_t>(r)]) rebuild_row(r, now);
+    if (stale[static_cast<std::size_t>(r)]) rebuild_row(r, now, budget);
   }
 }
 
@@ -333,6 +377,8 @@ void GangPolicy::apply_events(const Snapshot& s) {
           freed_[static_cast<std::size_t>(r.row)] = true;
           drop_reservation(ev.job);
         }
+        // A holder still waiting for its re-plan holds no units.
+        std::erase_if(replan_backlog_, [&](const auto& w) { return w.first == ev.job; });
         break;
       }
       case SnapshotEvent::Kind::Arrived:
@@ -839,19 +885,24 @@ StepResult GangPolicy::step(const Snapshot& s) {
   // A reservation falls due at an instant with no arrival or completion:
   // the policy asked to be woken for it.
   if (options_.backfill && next_reserved_start() <= now) recompute = true;
-  // The last step's budget left planning undone: go on with it. Compact ran
-  // in the step this one continues; it waits for the plan to be whole.
+  // The last step's budget left planning undone: go on with it. Compact runs
+  // once for the step it continues, when the re-plans before it are done.
   const bool continuing = planning_left_;
   if (continuing) recompute = true;
   if (recompute) {
+    if (!continuing) compact_due_ = true;
     const bool rebuild = options_.backfill && options_.rebuild_plan;
     if (rebuild) {
       rebuild_plans(now, true);
     } else if (options_.backfill) {
-      replan_overruns(now);
+      replan_backlog(now, budget);  // holders an earlier re-plan left, first
+      replan_overruns(now, budget);
     }
-    matrix_->remove_replicas();     // CleanMatrix
-    if (!continuing) compact(now);  // CompactMatrix / CollapseMatrix-1
+    matrix_->remove_replicas();  // CleanMatrix
+    if (compact_due_ && !budget.spent()) {
+      compact(now);  // CompactMatrix / CollapseMatrix-1
+      compact_due_ = false;
+    }
     if (rebuild) {
       rebuild_plans(now, false);  // the queue is re-planned from scratch
     } else if (options_.backfill) {
@@ -880,7 +931,7 @@ StepResult GangPolicy::step(const Snapshot& s) {
 StepResult GangPolicy::finish_step(const Snapshot& s, const StepBudget& budget) {
   const Time now = s.now;
   StepResult result;
-  planning_left_ = budget.spent();
+  planning_left_ = budget.spent() || !replan_backlog_.empty();
   for (const RowPlan& p : plans_) planning_left_ = planning_left_ || p.sweeping();
   // An executing job a resync could not fit is suspended even with an
   // empty matrix.

@@ -222,8 +222,13 @@ class GangPolicy final : public Policy {
   // its cell, stall and progress go, and with backfilling its row gets back
   // the rest of its planned hold; `ended` counts it in the plan's stats.
   void leave_matrix(JobId id, Time now, bool ended);
-  void replan_overruns(Time now);
-  void rebuild_row(int row, Time now);
+  void replan_overruns(Time now, StepBudget& budget);
+  void rebuild_row(int row, Time now, StepBudget& budget);
+  // Re-plans a holder of the row it names at its earliest start from now.
+  void replan_reservation(JobId id, Reservation& r, Time now);
+  // Re-plans the holders replan_backlog_ keeps, in order, as far as the
+  // budget goes.
+  void replan_backlog(Time now, StepBudget& budget);
   void compress(int row, Time now, StepBudget& budget);
   // The rows that gained units, and those whose compression the budget
   // stopped.
@@ -294,6 +299,13 @@ class GangPolicy final : public Policy {
   // compression stopped): the next step goes on with it, event or not, and
   // does not compact the matrix first (the step it continues did).
   bool planning_left_ = false;
+  // Holders of rows re-planned by rebuild_row() that the budget did not
+  // reach, in the re-plan's order, out of reserved_ until re-planned: first
+  // in the next steps; while any wait, the budget is spent, so nothing is
+  // started or reserved ahead of them.
+  std::vector<std::pair<JobId, Reservation>> replan_backlog_;
+  // The step's Compact has yet to run (a re-plan before it used the budget).
+  bool compact_due_ = false;
 };
 
 // gang's parameters; bgs adds plan, mgs adds c, q and migrate_idle, mbgs all.
