@@ -29,6 +29,11 @@
 //            losd, the plugin's HELLO, then the timed snapshot with the
 //            resync flag: the first step of a new losd, which plans the
 //            whole queue (a policy with a step budget plans what it can);
+//   overrun  every snapshot time moves to one second past the earliest limit
+//            of an executing job, which is still reported running (Slurm
+//            kills a job at its limit; it holds its nodes until they are
+//            clean), the job that overran at the last snapshot has ended,
+//            and one job arrives: the case of a job ending at its limit;
 //   burst    --burst running jobs end early and --arrivals jobs arrive in one
 //            snapshot; before each (untimed) the cluster is reset to the same
 //            settled state and sent with the resync flag, so every iteration
@@ -129,6 +134,29 @@ class Cluster {
   // One running job ends (its nodes go idle), one job arrives, time moves on.
   void churn() { end_and_arrive(1, 1); }
 
+  // The job that overran at the last call ends; time moves to one second
+  // past the earliest limit of an executing job, which keeps running; one job
+  // arrives.
+  void overrun() {
+    if (overran_ != 0) {
+      const auto it = std::find_if(snap_.running.begin(), snap_.running.end(),
+                                   [&](const RunningJob& r) { return r.job.id == overran_; });
+      if (it != snap_.running.end()) {
+        std::swap(*it, snap_.running.front());
+        end_and_arrive(1, 0, false);
+      }
+    }
+    const RunningJob* first = nullptr;
+    for (const RunningJob& r : snap_.running) {
+      if (!r.suspended && (first == nullptr || r.start + r.job.estimate < first->start + first->job.estimate))
+        first = &r;
+    }
+    if (first == nullptr) return;
+    now_ = std::max(now_ + 1, first->start + first->job.estimate + 1);
+    overran_ = first->job.id;
+    snap_.queue.push_back(make_pending());
+  }
+
   // Up to `scale.burst` running jobs end before their limits, `scale.arrivals`
   // jobs arrive. Returns how many ended.
   std::size_t burst() { return end_and_arrive(static_cast<std::size_t>(scale_.burst), scale_.arrivals); }
@@ -189,17 +217,20 @@ class Cluster {
   }
 
  private:
-  std::size_t end_and_arrive(std::size_t ends, int arrivals) {
+  // `ends` running jobs end (the first ones, if `shuffle` is false; else a
+  // seeded pick) and `arrivals` jobs arrive, 30 s later.
+  std::size_t end_and_arrive(std::size_t ends, int arrivals, bool shuffle = true) {
     now_ += 30;
     ends = std::min(ends, snap_.running.size());
     // A seeded partial shuffle picks the jobs that end.
-    for (std::size_t i = 0; i < ends; ++i) {
+    for (std::size_t i = 0; shuffle && i < ends; ++i) {
       const std::size_t pick = i + rng_() % (snap_.running.size() - i);
       std::swap(snap_.running[i], snap_.running[pick]);
     }
     // Nodes another (running or suspended) job still holds stay allocated.
     std::unordered_set<int> ended_nodes;
-    for (std::size_t i = 0; i < ends; ++i) ended_nodes.insert(snap_.running[i].nodes.begin(), snap_.running[i].nodes.end());
+    for (std::size_t i = 0; i < ends; ++i)
+      ended_nodes.insert(snap_.running[i].nodes.begin(), snap_.running[i].nodes.end());
     snap_.running.erase(snap_.running.begin(), snap_.running.begin() + static_cast<std::ptrdiff_t>(ends));
     for (const RunningJob& r : snap_.running) {
       for (int n : r.nodes) ended_nodes.erase(n);
@@ -238,6 +269,7 @@ class Cluster {
   Snapshot snap_;
   JobId next_id_ = 1;
   Time now_ = 1'800'000'000;
+  JobId overran_ = 0;  // overrun(): the job past its limit, still running
 };
 
 // Query clients flooding the query socket, each a forked process, until
@@ -288,7 +320,7 @@ class QueryFlood {
   std::vector<pid_t> children_;
 };
 
-enum class Mode { Steady, Churn, Resync, Restart, Burst, SteadyFlood, SteadyFloodExempt };
+enum class Mode { Steady, Churn, Overrun, Resync, Restart, Burst, SteadyFlood, SteadyFloodExempt };
 
 void run_case(benchmark::State& state, const std::string& policy, Mode mode, const Scale& scale) {
   const std::string config = "log_level: warning\ndefault_policy: \"" + policy + "\"\n";
@@ -320,7 +352,7 @@ void run_case(benchmark::State& state, const std::string& policy, Mode mode, con
   std::size_t decisions = 0;
   std::size_t ended = 0;
   std::size_t continued = 0;  // steps answered with a wakeup a second later: work left (a step's budget)
-  double losd_cpu_sum = 0;  // losd's CPU time over the timed round trips, ms
+  double losd_cpu_sum = 0;    // losd's CPU time over the timed round trips, ms
   double losd_cpu_max = 0;
   std::vector<double> samples;  // each round trip, ms
   samples.reserve(4096);
@@ -328,6 +360,9 @@ void run_case(benchmark::State& state, const std::string& policy, Mode mode, con
     state.PauseTiming();
     if (mode == Mode::Churn) {
       cluster.churn();
+      ++ended;
+    } else if (mode == Mode::Overrun) {
+      cluster.overrun();
       ++ended;
     } else if (mode == Mode::Burst) {
       cluster = settled;
@@ -355,7 +390,7 @@ void run_case(benchmark::State& state, const std::string& policy, Mode mode, con
     bytes = frame.size();
     decisions += d.decisions.size();
     continued += d.wakeup == m.now + 1;
-    if (mode == Mode::Churn || mode == Mode::Burst) {
+    if (mode == Mode::Churn || mode == Mode::Overrun || mode == Mode::Burst) {
       state.PauseTiming();
       cluster.apply(d);
       state.ResumeTiming();
@@ -376,8 +411,9 @@ void run_case(benchmark::State& state, const std::string& policy, Mode mode, con
   state.counters["continued_steps"] = static_cast<double>(continued);
   state.counters["decisions_per_step"] =
       benchmark::Counter(static_cast<double>(decisions), benchmark::Counter::kAvgIterations);
-  if (mode == Mode::Churn || mode == Mode::Burst) {
-    state.counters["ended_per_step"] = benchmark::Counter(static_cast<double>(ended), benchmark::Counter::kAvgIterations);
+  if (mode == Mode::Churn || mode == Mode::Overrun || mode == Mode::Burst) {
+    state.counters["ended_per_step"] =
+        benchmark::Counter(static_cast<double>(ended), benchmark::Counter::kAvgIterations);
   }
 }
 
@@ -426,12 +462,13 @@ int main(int argc, char** argv) {
     for (const los::Spec& spec : los::parse_spec_list(policies)) {
       const std::string p = spec.to_string();
       for (const auto& [label, mode] :
-           {std::pair{"steady", Mode::Steady}, std::pair{"churn", Mode::Churn}, std::pair{"resync", Mode::Resync},
-            std::pair{"restart", Mode::Restart},
-            std::pair{"burst", Mode::Burst}, std::pair{"steady_flood20", Mode::SteadyFlood},
+           {std::pair{"steady", Mode::Steady}, std::pair{"churn", Mode::Churn}, std::pair{"overrun", Mode::Overrun},
+            std::pair{"resync", Mode::Resync}, std::pair{"restart", Mode::Restart}, std::pair{"burst", Mode::Burst},
+            std::pair{"steady_flood20", Mode::SteadyFlood},
             std::pair{"steady_flood20_exempt", Mode::SteadyFloodExempt}}) {
-        auto* b = benchmark::RegisterBenchmark(("losd_roundtrip/" + p + "/" + label).c_str(),
-                                               [p, mode = mode, scale](benchmark::State& s) { run_case(s, p, mode, scale); });
+        auto* b =
+            benchmark::RegisterBenchmark(("losd_roundtrip/" + p + "/" + label).c_str(),
+                                         [p, mode = mode, scale](benchmark::State& s) { run_case(s, p, mode, scale); });
         b->Unit(benchmark::kMillisecond)->UseRealTime();
         if (scale.iterations > 0) b->Iterations(scale.iterations);
       }
