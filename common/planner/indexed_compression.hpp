@@ -46,7 +46,7 @@ struct CompressionPass {
 // visited; may_search() is asked before each search, and a false stops the
 // pass there and returns where to resume. A stopped pass leaves a valid plan
 // that is not yet a fixpoint: the caller keeps the gain log and resumes
-// (policies/backfilling.hpp has why that is sound). The overload without
+// (planner/compression_sweep.hpp has why that is sound). The overload without
 // them below is the whole pass.
 template <class Move, class MaySearch>
 CompressionPass compress_indexed(const Planner& planner, const HolderIndex& holders, StartBound& visited, Time now,
