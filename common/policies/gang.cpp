@@ -178,7 +178,10 @@ void GangPolicy::resync(const Snapshot& s, StepBudget& budget) {
   } else {
     schedule_gang(s);
   }
-  if (!budget.spent()) fill();  // FillMatrix-1, once every job is planned
+  // FillMatrix-1 even past the budget: its replicas use columns idle in
+  // this slice, and the next recompute's CleanMatrix removes them before
+  // anything is placed, so the plan's continuation is not changed by them.
+  fill();
 }
 
 // ---- reservations (BGS, MBGS) ----------------------------------------------
@@ -908,8 +911,8 @@ StepResult GangPolicy::step(const Snapshot& s) {
     } else if (options_.backfill) {
       compress_freed(now, budget);
     }
-    // Past the budget the phases that place jobs wait for the next step
-    // (schedule_backfill still starts the due reservations).
+    // Past the budget the phases that place or move jobs wait for the next
+    // step (schedule_backfill still starts the due reservations).
     if (!orphans_.empty() && !budget.spent()) place_orphans(now);  // a resync's misfits, before the queue
     bool waiting = options_.backfill ? schedule_backfill(s, budget) : schedule_gang(s);  // Schedule-1
     const bool migrating = options_.migrate && options_.max_tasks != 0;
@@ -919,10 +922,10 @@ StepResult GangPolicy::step(const Snapshot& s) {
       if (!orphans_.empty() && !budget.spent()) place_orphans(now);
       waiting = options_.backfill ? schedule_backfill(s, budget) : schedule_gang(s);  // Schedule-2
     }
-    if (!budget.spent()) {
-      fill();                                // FillMatrix-1
-      if (migrating) fill_with_migration();  // FillMatrix-2
-    }
+    // FillMatrix-1 even past the budget (as after a resync); FillMatrix-2
+    // moves jobs for good, so it waits for the step that completes the plan.
+    fill();                                                   // FillMatrix-1
+    if (migrating && !budget.spent()) fill_with_migration();  // FillMatrix-2
   }
   advance_slice(now, idle_before);
   return finish_step(s, budget);

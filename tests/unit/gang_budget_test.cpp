@@ -63,12 +63,25 @@ struct State {
   bool operator==(const State& o) const { return cells == o.cells && rows == o.rows && executing == o.executing; }
 };
 
+// FillMatrix-1 has left no job that could be replicated into another row
+// (its columns free there): a cut step fills the matrix too, so columns idle
+// in this slice run what they can while the plan catches up.
+bool filled(const GangMatrix& matrix) {
+  for (JobId x : matrix.by_placement()) {
+    for (int r = 0; r < matrix.rows(); ++r) {
+      if (!matrix.in_row(x, r) && matrix.columns_free(r, matrix.columns_of(x))) return false;
+    }
+  }
+  return true;
+}
+
 // Steps `policy` at `now` until its budget leaves nothing for the next step.
 State step_until_done(GangPolicy& policy, Machine& m, Time now) {
   State out;
   for (;;) {
     const StepResult result = m.step(policy, now);
     ++out.steps;
+    EXPECT_TRUE(filled(*policy.matrix())) << policy.name() << ", step " << out.steps;
     if (!policy.planning_left()) break;
     EXPECT_EQ(result.wakeup, now + 1) << "step " << out.steps;
     if (out.steps > 100000) {
