@@ -888,12 +888,13 @@ StepResult GangPolicy::step(const Snapshot& s) {
   // A reservation falls due at an instant with no arrival or completion:
   // the policy asked to be woken for it.
   if (options_.backfill && next_reserved_start() <= now) recompute = true;
-  // The last step's budget left planning undone: go on with it. Compact runs
-  // once for the step it continues, when the re-plans before it are done.
-  const bool continuing = planning_left_;
-  if (continuing) recompute = true;
+  // An event or a due reservation: Compact is due, as in a whole step (it
+  // runs when the re-plans before it are done). The last step's budget left
+  // planning undone: go on with it, event or not; a continuation alone does
+  // not compact again, so continued steps at one instant end as one step.
+  if (recompute) compact_due_ = true;
+  if (planning_left_) recompute = true;
   if (recompute) {
-    if (!continuing) compact_due_ = true;
     const bool rebuild = options_.backfill && options_.rebuild_plan;
     if (rebuild) {
       rebuild_plans(now, true);

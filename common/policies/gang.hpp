@@ -296,15 +296,15 @@ class GangPolicy final : public Policy {
   std::unordered_map<JobId, Progress> progress_;
   PlanStats plan_stats_;
   // The last step's budget left planning undone (jobs not planned, a row's
-  // compression stopped): the next step goes on with it, event or not, and
-  // does not compact the matrix first (the step it continues did).
+  // compression stopped): the next step goes on with it, event or not.
   bool planning_left_ = false;
   // Holders of rows re-planned by rebuild_row() that the budget did not
   // reach, in the re-plan's order, out of reserved_ until re-planned: first
   // in the next steps; while any wait, the budget is spent, so nothing is
   // started or reserved ahead of them.
   std::vector<std::pair<JobId, Reservation>> replan_backlog_;
-  // The step's Compact has yet to run (a re-plan before it used the budget).
+  // Compact has yet to run: an event or a due reservation asked for it, and
+  // the budget ran out before it (in re-plans) or it has not run since.
   bool compact_due_ = false;
 };
 
