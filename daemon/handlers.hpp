@@ -83,7 +83,7 @@ class RequestHandlers {
   // promises every start it will make (Capabilities::promises_every_start;
   // the jobs its plan has not reached get no prediction, as sched/backfill
   // gives none to the jobs it did not test).
-  static bool needs_no_forecast(const PartitionScheduler& sched);
+  static bool needs_no_forecast(const PartitionScheduler& sched, const std::unordered_map<JobId, Time>& promised);
   protocol::Bytes set_policy(const protocol::SetPolicy& m, std::uint32_t id);
   // A time-sharing policy (Capabilities::time_sharing) on a partition Slurm
   // lets hold fewer jobs per node than the policy places

@@ -247,6 +247,7 @@ void GangPolicy::rebuild_row(int row, Time now, StepBudget& budget) {
   // place among the row's holders by their old (start, order).
   std::vector<HolderIndex::Holder> holders = plan.reserved.sorted();
   plan.reserved.clear();
+  const std::size_t held = holders.size();
   std::vector<std::pair<JobId, Reservation>> waiting;
   for (auto& w : replan_backlog_) {
     if (w.second.row == row) {
@@ -257,9 +258,14 @@ void GangPolicy::rebuild_row(int row, Time now, StepBudget& budget) {
     }
   }
   replan_backlog_ = std::move(waiting);
-  std::sort(holders.begin(), holders.end(), [](const HolderIndex::Holder& a, const HolderIndex::Holder& b) {
-    return std::tie(a.start, a.order) < std::tie(b.start, b.order);
-  });
+  if (holders.size() > held) {  // merge the waiting ones in; the index's part is sorted already
+    const auto by_key = [](const HolderIndex::Holder& a, const HolderIndex::Holder& b) {
+      return std::tie(a.start, a.order) < std::tie(b.start, b.order);
+    };
+    const auto mid = holders.begin() + static_cast<std::ptrdiff_t>(held);
+    std::sort(mid, holders.end(), by_key);
+    std::inplace_merge(holders.begin(), mid, holders.end(), by_key);
+  }
   for (const HolderIndex::Holder& h : holders) {
     if (!budget.take()) {
       replan_backlog_.emplace_back(h.id, reserved_.at(h.id));
