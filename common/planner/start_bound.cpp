@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <bit>
 #include <limits>
+#include <vector>
 
 namespace los {
 
@@ -14,6 +15,13 @@ int StartBound::bucket(std::int64_t x, int bits) {
   if (m < bits) return static_cast<int>(x) - 1;  // below 2^bits: one bucket per value
   const int per = 1 << bits;
   return (per - 1) + per * (m - bits) + static_cast<int>((x >> (m - bits)) & (per - 1));
+}
+
+std::int64_t StartBound::lower_edge(int b, int bits) {
+  const int per = 1 << bits;
+  if (b < per - 1) return b + 1;  // one bucket per value below 2^bits
+  const int k = b - (per - 1);
+  return static_cast<std::int64_t>(per + k % per) << (k / per);
 }
 
 void StartBound::reset() {
@@ -59,6 +67,41 @@ void StartBound::record(std::int64_t size, Time duration, Time start) {
       c = Cell{start, epoch_};
     }
   }
+}
+
+void StartBound::seed(const Planner& profile, std::int64_t max_size) {
+  // Class c stands for the largest size of bucket c: a query of a higher
+  // bucket reads it, and no smaller size bounds that query more tightly.
+  // A class is open (a run of at least its size under way since run_start)
+  // or closed; with more free units every class of a lower bucket is open
+  // too, so the open ones are a prefix: those up to bucket(free + 1).
+  const int classes = std::min(bucket(std::max<std::int64_t>(max_size, 1), bits_), buckets_);
+  if (classes <= 0) return;
+  struct Class {
+    std::int64_t size;
+    Time run_start;
+    Time longest;  // the longest run closed so far
+  };
+  std::vector<Class> cls(static_cast<std::size_t>(classes));
+  for (int c = 0; c < classes; ++c) cls[static_cast<std::size_t>(c)] = {lower_edge(c + 1, bits_) - 1, 0, 0};
+  // The run of class c ends at `at`: durations in (longest, at - run_start]
+  // start first where it began (the earliest start of a duration rises only
+  // at a run longer than all before it).
+  const auto close = [&](Class& k, Time at) {
+    const Time length = at >= kTimeInfinity ? kTimeInfinity : at - k.run_start;
+    if (length <= k.longest) return;
+    record(k.size, k.longest + 1, k.run_start);
+    k.longest = length;
+  };
+  int open = 0;
+  for (const AvailabilitySlot& slot : profile.slots()) {
+    const int now_open = slot.free < 1 ? 0 : std::min(bucket(slot.free + 1, bits_), classes);
+    for (int c = open; c < now_open; ++c) cls[static_cast<std::size_t>(c)].run_start = slot.start;
+    for (int c = now_open; c < open; ++c) close(cls[static_cast<std::size_t>(c)], slot.start);
+    open = now_open;
+  }
+  // The last slot lasts for ever.
+  for (int c = 0; c < open; ++c) close(cls[static_cast<std::size_t>(c)], kTimeInfinity);
 }
 
 }  // namespace los

@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "model/job.hpp"
+#include "planner/planner.hpp"
 
 namespace los {
 
@@ -57,12 +58,27 @@ class StartBound {
   // A search for (size, duration) found `start`.
   void record(std::int64_t size, Time duration, Time start);
 
+  // Records, from one pass over `profile`, the earliest start of the
+  // largest size of every bucket below `max_size`'s, for every duration at
+  // which that start changes (for a size w, a job of duration d starts first
+  // where the first run of at least w free units that lasts d begins: a step
+  // function of d that rises only at a run longer than all before it). Exact
+  // starts in the profile as it is, so bounds as record() gives them, and
+  // the tightest this tree can hold: lower(size, duration) is then the
+  // earliest start of (the largest size, the largest duration) of the
+  // buckets below the query's. O(P + B log^2 B) for P breakpoints. After
+  // the profile gained units a re-plan's first insertions would each walk
+  // the plan from now (hundreds of rounds in a fragmented plan).
+  void seed(const Planner& profile, std::int64_t max_size);
+
   // The bucket of x with 2^bits buckets per power of two. bits = 1: 0 for
   // 1, then 2-3 -> 1, 2; 4-5 -> 3, 6-7 -> 4; ... Nondecreasing; a value in a
   // lower bucket is smaller. Buckets from buckets(bits) on (values from
   // 3 x 2^23) are beyond the tree.
   static int bucket(std::int64_t x, int bits);
   static int buckets(int bits) { return bucket(std::int64_t{3} << 23, bits); }
+  // The least value of bucket b: bucket(lower_edge(b, bits), bits) == b.
+  static std::int64_t lower_edge(int b, int bits);
 
  private:
   struct Cell {

@@ -440,7 +440,10 @@ void TabuPlan::insert_all(std::span<const Job> queue, Time now, StepBudget& budg
   // without walking the plan from now (a re-plan of 100,000 jobs).
   std::vector<Entry> staged;
   profile();
-  if (profile_builds_ != bound_builds_ || profile_.additions() != bound_additions_) insertion_bound_.reset();
+  if (profile_builds_ != bound_builds_ || profile_.additions() != bound_additions_) {
+    insertion_bound_.reset();
+    if (arrivals >= kSeedForArrivals) insertion_bound_.seed(profile_, capacity_);
+  }
   for (const Job& job : queue) {
     if (job.size > capacity_ || job.size <= 0 || listed_.count(job.id)) continue;
     if (!budget.take()) break;

@@ -277,6 +277,9 @@ class TabuPlan {
   Time insert_now(const Job& job, Time promise, bool by_profile);
   // insert_all() rebuilds a stale profile for this many arrivals or more.
   static constexpr std::size_t kRebuildForArrivals = 8;
+  // A bound voided by gained units is seeded from the profile (one pass
+  // over it) for this many arrivals or more.
+  static constexpr std::size_t kSeedForArrivals = 64;
   // A new list entry, its user totals and its promise; not placed in list_.
   Entry make_entry(const Job& job, Time start, Time promise);
 
