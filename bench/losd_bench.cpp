@@ -46,8 +46,10 @@
 //            the same flood from losd's own user, which the per-uid limits
 //            exempt: what the event loop alone gives the plugin.
 // Counters: round trips (mean, p50, p99, max), losd's CPU per step (mean,
-// max), decisions per step, and continued_steps: the timed steps answered
-// with a wakeup a second later (a policy whose step budget left work).
+// max), decisions per step, and cut_steps: the timed steps whose planning
+// stopped at the policy's step budget, read off losd's los_steps_cut_total
+// (scraped between steps, untimed). In steady, after the warm-up's resync,
+// that is how many steps a plan of the whole queue takes to catch up.
 // The snapshot offers 5 time slots per node, so the time-sharing policies
 // (gang family mpl <= 5, pect) run as configured instead of losd's fallback.
 #include <benchmark/benchmark.h>
@@ -70,6 +72,7 @@
 #include <vector>
 
 #include "../tests/support/losd_process.hpp"
+#include "../tests/support/test_support.hpp"
 #include "protocol/client.hpp"
 #include "util/spec.hpp"
 
@@ -323,7 +326,21 @@ class QueryFlood {
 enum class Mode { Steady, Churn, Overrun, Resync, Restart, Burst, SteadyFlood, SteadyFloodExempt };
 
 void run_case(benchmark::State& state, const std::string& policy, Mode mode, const Scale& scale) {
-  const std::string config = "log_level: warning\ndefault_policy: \"" + policy + "\"\n";
+  const int metrics_port = test::free_tcp_port();
+  const std::string config = "log_level: warning\ndefault_policy: \"" + policy + "\"\nmetrics:\n  listen: \"127.0.0.1:" +
+                             std::to_string(metrics_port) + "\"\n";
+  // los_steps_cut_total over every partition: the steps a step budget cut.
+  const auto steps_cut = [metrics_port] {
+    const std::string text = test::http_get(metrics_port, "/metrics");
+    const std::string name = "los_steps_cut_total{";
+    double total = 0;
+    for (std::size_t at = text.find(name); at != std::string::npos; at = text.find(name, at + 1)) {
+      if (at > 0 && text[at - 1] != '\n') continue;
+      const std::size_t space = text.find(' ', text.find('}', at));
+      total += std::stod(text.substr(space + 1));
+    }
+    return total;
+  };
   auto losd_ptr = std::make_unique<test::LosdProcess>(losd_binary(), config);
   std::unique_ptr<QueryFlood> flood;
   if (mode == Mode::SteadyFlood && ::geteuid() != 0) {
@@ -351,7 +368,8 @@ void run_case(benchmark::State& state, const std::string& policy, Mode mode, con
   std::size_t bytes = 0;
   std::size_t decisions = 0;
   std::size_t ended = 0;
-  std::size_t continued = 0;  // steps answered with a wakeup a second later: work left (a step's budget)
+  std::size_t cut = 0;        // steps whose planning a step budget stopped
+  double cut_before = steps_cut();
   double losd_cpu_sum = 0;    // losd's CPU time over the timed round trips, ms
   double losd_cpu_max = 0;
   std::vector<double> samples;  // each round trip, ms
@@ -372,6 +390,7 @@ void run_case(benchmark::State& state, const std::string& policy, Mode mode, con
       plugin.reset();
       losd_ptr = std::make_unique<test::LosdProcess>(losd_binary(), config);
       connect();
+      cut_before = 0;
     }
     // The copy into the message is the benchmark's, not the plugin's work.
     const protocol::SnapshotMessage m = cluster.message(++seq, mode == Mode::Resync || mode == Mode::Restart);
@@ -389,7 +408,11 @@ void run_case(benchmark::State& state, const std::string& policy, Mode mode, con
     state.ResumeTiming();
     bytes = frame.size();
     decisions += d.decisions.size();
-    continued += d.wakeup == m.now + 1;
+    state.PauseTiming();
+    const double cut_now = steps_cut();
+    cut += cut_now > cut_before;
+    cut_before = cut_now;
+    state.ResumeTiming();
     if (mode == Mode::Churn || mode == Mode::Overrun || mode == Mode::Burst) {
       state.PauseTiming();
       cluster.apply(d);
@@ -408,7 +431,7 @@ void run_case(benchmark::State& state, const std::string& policy, Mode mode, con
     state.counters["losd_cpu_mean_ms"] = losd_cpu_sum / static_cast<double>(samples.size());
     state.counters["losd_cpu_max_ms"] = losd_cpu_max;
   }
-  state.counters["continued_steps"] = static_cast<double>(continued);
+  state.counters["cut_steps"] = static_cast<double>(cut);
   state.counters["decisions_per_step"] =
       benchmark::Counter(static_cast<double>(decisions), benchmark::Counter::kAvgIterations);
   if (mode == Mode::Churn || mode == Mode::Overrun || mode == Mode::Burst) {

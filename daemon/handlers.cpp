@@ -163,6 +163,7 @@ Bytes RequestHandlers::snapshot(std::span<const std::uint8_t> payload, std::size
     if (o.started) metrics_.jobs_started(sched.name(), policy, o.started);
     for (double e : o.prediction_errors) metrics_.start_prediction_error(sched.name(), policy, e);
     metrics_.reservations(sched.name(), policy, static_cast<int>(o.reservations));
+    metrics_.step_planned(sched.name(), policy, o.work_left);
     out.wakeup = std::min(out.wakeup, o.wakeup);
     for (auto& d : o.decisions) out.decisions.push_back(std::move(d));
   }

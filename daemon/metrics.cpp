@@ -106,6 +106,11 @@ Metrics::Metrics()
                    .Name("los_jobs_started_total")
                    .Help("Start decisions sent to the plugin")
                    .Register(*registry_)),
+      steps_cut_(BuildCounter()
+                     .Name("los_steps_cut_total")
+                     .Help("Steps whose planning stopped at the policy's step budget (the plan catches up in the "
+                           "next steps)")
+                     .Register(*registry_)),
       reservations_(
           BuildGauge().Name("los_reservations_held").Help("Reservations the policy holds").Register(*registry_)),
       prediction_error_(
@@ -281,6 +286,7 @@ void Metrics::drop_policy_series(const std::string& partition, const std::string
   const prometheus::Labels labels{{"partition", partition}, {"policy", policy}};
   if (decision_seconds_.Has(labels)) decision_seconds_.Remove(&decision_seconds_.Add(labels, latency_buckets()));
   if (started_.Has(labels)) started_.Remove(&started_.Add(labels));
+  if (steps_cut_.Has(labels)) steps_cut_.Remove(&steps_cut_.Add(labels));
   if (reservations_.Has(labels)) reservations_.Remove(&reservations_.Add(labels));
   for (const char* direction : {"late", "early"}) {
     prometheus::Labels with = labels;
@@ -319,6 +325,12 @@ void Metrics::partition_state(const std::string& partition, int pending, int run
 void Metrics::jobs_started(const std::string& partition, const std::string& policy, int count) {
   note_policy(partition, policy);
   started_.Add({{"partition", partition}, {"policy", policy}}).Increment(count);
+}
+
+void Metrics::step_planned(const std::string& partition, const std::string& policy, bool cut) {
+  note_policy(partition, policy);
+  prometheus::Counter& c = steps_cut_.Add({{"partition", partition}, {"policy", policy}});  // 0 from the first step
+  if (cut) c.Increment();
 }
 
 void Metrics::reservations(const std::string& partition, const std::string& policy, int held) {

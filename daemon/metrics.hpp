@@ -59,6 +59,9 @@ class Metrics {
   void partition_state(const std::string& partition, int pending, int running, int idle, int allocated, int drained,
                        int down, double utilization);
   void jobs_started(const std::string& partition, const std::string& policy, int count);
+  // A step of the partition's policy; `cut`: its step budget left planning
+  // for the next step (StepResult::work_left).
+  void step_planned(const std::string& partition, const std::string& policy, bool cut);
   void reservations(const std::string& partition, const std::string& policy, int held);
   void start_prediction_error(const std::string& partition, const std::string& policy, double seconds);
   void protocol_error(const std::string& socket, const std::string& code);
@@ -108,6 +111,7 @@ class Metrics {
   prometheus::Family<prometheus::Gauge>& nodes_;
   prometheus::Family<prometheus::Gauge>& utilization_;
   prometheus::Family<prometheus::Counter>& started_;
+  prometheus::Family<prometheus::Counter>& steps_cut_;
   prometheus::Family<prometheus::Gauge>& reservations_;
   prometheus::Family<prometheus::Histogram>& prediction_error_;
   prometheus::Family<prometheus::Counter>& protocol_errors_;

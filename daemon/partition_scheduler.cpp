@@ -81,6 +81,7 @@ PartitionScheduler::Outcome PartitionScheduler::step(Snapshot snapshot, bool res
 
   const StepResult result = policy_->step(snapshot);
   out.wakeup = result.wakeup > snapshot.now ? result.wakeup : kTimeInfinity;
+  out.work_left = result.work_left;
 
   std::vector<char> taken(snapshot.nodes.size(), 0);
   std::unordered_map<JobId, const RunningJob*> running;

@@ -47,6 +47,7 @@ class PartitionScheduler {
     // Actual minus first reserved start, for jobs that started since the last step.
     std::vector<double> prediction_errors;
     std::size_t reservations = 0;  // the policy's reservations after the step
+    bool work_left = false;        // StepResult::work_left
   };
   // One step on `snapshot` (this partition's part of a plugin snapshot).
   Outcome step(Snapshot snapshot, bool resync);

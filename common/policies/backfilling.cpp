@@ -371,7 +371,10 @@ StepResult BackfillingPolicy::step(const Snapshot& snapshot) {
   // from here on, log where units come back.
   planner.log_gains(true);
   // Work left for the next step: ask for it a second from now.
-  if (budget.spent() || !replan_backlog_.empty() || sweep_.active()) result.wakeup = now + 1;
+  if (budget.spent() || !replan_backlog_.empty() || sweep_.active()) {
+    result.wakeup = now + 1;
+    result.work_left = true;
+  }
   return result;
 }
 

@@ -957,7 +957,10 @@ StepResult GangPolicy::finish_step(const Snapshot& s, const StepBudget& budget) 
   if (options_.backfill) result.wakeup = std::min(result.wakeup, next_reserved_start());
   // Planning left for the next step: a second from now, the earliest a
   // step can come.
-  if (planning_left_) result.wakeup = now + 1;
+  if (planning_left_) {
+    result.wakeup = now + 1;
+    result.work_left = true;
+  }
   return result;
 }
 

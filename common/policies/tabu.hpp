@@ -58,15 +58,16 @@ class TabuPolicy final : public Policy {
     double live_limit = 0.01;
     // A step's insertions of newly queued jobs (TabuPlan::insert_all): at
     // most `inserts` of them (0: no cap) and, live, at most plan_limit
-    // wall-clock seconds (0: none); the rest wait for the next steps, as if
-    // they arrived then, and the search waits until every job is planned.
-    // The first step of a new losd plans the whole queue: 0.7 s at 100,000
-    // jobs without the limit, 40 ms with 0.015 s; but then the plan takes
-    // 44 steps to complete, ~370 under an early end every step, with no
-    // search meanwhile (docs/benchmarks.md, "A step's budget"): off by
-    // default.
+    // wall-clock seconds (0: none), the same budget as conservative's
+    // live-limit; the rest wait for the next steps, as if they arrived then,
+    // and the search waits until every job is planned (and one step more).
+    // The first step of a new losd plans the whole queue: 0.6-1.0 s of CPU
+    // at 100,000 jobs without the limit, 27-35 ms with it; the plan is then
+    // whole after 46 steps, 37 under an early end every step (a voided start
+    // bound is seeded from the profile): docs/benchmarks.md, "Tabu's plan
+    // under a step's budget by default".
     std::int64_t inserts = 0;
-    double plan_limit = 0;
+    double plan_limit = 0.015;
     bool abort = false;       // model the search in simulated time, stopped by events
     double eval_cost = 0.01;  // simulated seconds per iteration under `abort`
   };

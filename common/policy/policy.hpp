@@ -41,6 +41,11 @@ struct StepResult {
   // (placed in a gang matrix, waiting for their row's first slice). They are
   // not "waiting" for the loss of capacity; 0 for space-sharing policies.
   std::size_t admitted = 0;
+  // The step's budget stopped its planning (docs/policies.md, "A step's
+  // budget"): the plan is not yet what a whole step would make, and the
+  // wakeup a second later carries it on. Operators see it as
+  // los_policy_steps_cut_total.
+  bool work_left = false;
 };
 
 // Where a policy runs. In simulation every step must be reproducible, so a

@@ -276,6 +276,46 @@ TEST_F(LosdMetricsTest, AReplacedPolicysSeriesDisappear) {
       << text;
 }
 
+// los_steps_cut_total counts the steps a policy's step budget stopped: with
+// conservative:searches=1 (a count, so the cut does not depend on the
+// machine) each step reserves one more waiting job until all hold one; the
+// steps answered with a wakeup a second later are the ones counted, and the
+// count stays once the plan is whole. A policy without a budget shows 0.
+TEST_F(LosdMetricsTest, StepsCutByTheBudgetAreCounted) {
+  test::LosdProcess losd(kLosd, metrics_config() + "default_policy: \"conservative:searches=1\"\n");
+  Client plugin(losd.plugin_socket());
+  plugin.hello("plugin");
+  const std::string series = "los_steps_cut_total{partition=\"p\",policy=\"conservative:searches=1\"}";
+  // The running job holds every node; six jobs wait.
+  const std::vector<Pending> waiting = {{2, 6, 995, 4}, {3, 6, 996, 1}, {4, 7, 997, 2},
+                                        {5, 7, 998, 3}, {6, 8, 999, 1}, {7, 8, 999, 4}};
+  int continued = 0;
+  int steps = 0;
+  for (std::uint64_t seq = 1; seq <= 12; ++seq) {
+    const Time now = 1000 + static_cast<Time>(seq);
+    const protocol::DecisionsMessage d =
+        protocol::decode_decisions(plugin.request(protocol::encode(snapshot(seq, now, {{1, 5, 900, 990, 4}}, waiting))).payload);
+    EXPECT_TRUE(d.decisions.empty());
+    ++steps;
+    if (d.wakeup != now + 1) break;
+    ++continued;
+    EXPECT_EQ(value_of(scrape(), series), continued) << "step " << seq;
+  }
+  EXPECT_GE(continued, 3);
+  EXPECT_LT(steps, 12) << "the plan should be whole within 12 steps";
+  std::string text = scrape();
+  EXPECT_EQ(value_of(text, series), continued) << text;
+  EXPECT_EQ(value_of(text, "los_reservations_held{partition=\"p\",policy=\"conservative:searches=1\"}"), 6) << text;
+
+  Client admin(losd.admin_socket());
+  admin.hello("losctl");
+  admin.request(protocol::encode(protocol::SetPolicy{"p", "easy"}));
+  plugin.request(protocol::encode(snapshot(20, 1100, {{1, 5, 900, 990, 4}}, waiting)));
+  text = scrape();
+  EXPECT_EQ(text.find("policy=\"conservative:searches=1\""), std::string::npos) << text;
+  EXPECT_EQ(value_of(text, "los_steps_cut_total{partition=\"p\",policy=\"easy\"}"), 0) << text;
+}
+
 TEST_F(LosdMetricsTest, APartitionThatLeavesTheSnapshotTakesItsSeriesAlong) {
   test::LosdProcess losd(kLosd, metrics_config() + "default_policy: easy\n");
   Client plugin(losd.plugin_socket());

@@ -82,6 +82,7 @@ State step_until_done(GangPolicy& policy, Machine& m, Time now) {
     const StepResult result = m.step(policy, now);
     ++out.steps;
     EXPECT_TRUE(filled(*policy.matrix())) << policy.name() << ", step " << out.steps;
+    EXPECT_EQ(result.work_left, policy.planning_left()) << "step " << out.steps;
     if (!policy.planning_left()) break;
     EXPECT_EQ(result.wakeup, now + 1) << "step " << out.steps;
     if (out.steps > 100000) {

@@ -153,8 +153,12 @@ Converged step_until_done(Policy& policy, Partition& partition, Time now, bool r
     const StepResult result = policy.step(partition.snapshot(now, first && resync));
     ++out.steps;
     for (JobId id : partition.apply(result, now)) out.started.insert(id);
-    if (result.wakeup == kTimeInfinity) break;
+    if (result.wakeup == kTimeInfinity) {
+      EXPECT_FALSE(result.work_left) << "step " << out.steps;
+      break;
+    }
     EXPECT_EQ(result.wakeup, now + 1) << "step " << out.steps;
+    EXPECT_TRUE(result.work_left) << "step " << out.steps;
     if (out.steps > 100000) {
       ADD_FAILURE() << "no end to the steps: " << policy.name() << " at " << now << ", "
                     << partition.queue().size() << " waiting";
@@ -291,24 +295,30 @@ TEST(TabuBudget, StepsCutByTheBudgetEndInThePlanOfOneWholeStep) {
 }
 
 // A search due while jobs are still to plan waits for them: it runs once,
-// in the step that plans the last of them.
+// in the step after the one that plans the last of them (every step before
+// it planned more jobs and searched not).
 TEST(TabuBudget, ASearchWaitsUntilEveryJobIsPlanned) {
   PolicyPtr policy = make_policy("tabu:inserts=10");
   const auto& tabu = dynamic_cast<const TabuPolicy&>(*policy);
   Partition p = random_partition(3, 64, 95);
   int steps = 0;
+  int cut = 0;  // steps that report work left (losd's los_steps_cut_total)
   for (;;) {
     const std::size_t listed_before = tabu.planned_starts().size();
     const StepResult r = policy->step(p.snapshot(300, false));
     p.apply(r, 300);
     ++steps;
+    cut += r.work_left;
     if (r.wakeup == 301 && tabu.stats().searches == 0) {
       EXPECT_GT(tabu.planned_starts().size(), listed_before);
       continue;
     }
     break;
   }
-  EXPECT_EQ(steps, 10);  // 95 jobs, 10 a step
+  // 95 jobs, 10 a step: the 10th step plans the last 5, and the search due
+  // waits for the step after it (the wakeup a second later brings it).
+  EXPECT_EQ(steps, 11);
+  EXPECT_EQ(cut, 9);  // the 10th planned the rest: no work left, only the search's wakeup
   EXPECT_EQ(tabu.stats().searches, 1);
   EXPECT_GT(tabu.stats().iterations, 0);
 }
