@@ -388,6 +388,7 @@ void run_case(benchmark::State& state, const std::string& policy, Mode mode, con
       ended += cluster.burst();
     } else if (mode == Mode::Restart) {
       plugin.reset();
+      losd_ptr.reset();  // first: the new losd takes the same metrics port
       losd_ptr = std::make_unique<test::LosdProcess>(losd_binary(), config);
       connect();
       cut_before = 0;

@@ -109,6 +109,7 @@ void TabuPolicy::rebuild(const Snapshot& snapshot) {
 
 StepResult TabuPolicy::step(const Snapshot& snapshot) {
   const Time now = snapshot.now;
+  const auto step_began = std::chrono::steady_clock::now();
   StepResult result;
 
   // A search that ran as of an earlier time may have planned starts before
@@ -146,10 +147,17 @@ StepResult TabuPolicy::step(const Snapshot& snapshot) {
   if (all_planned && !catching_up && options_.period > 0 && now >= next_search_) {
     if (plan_.movable().size() >= 2) {
       ++stats_.searches;
-      // The wall-clock cap applies live only: a simulation counts
-      // iterations, so every run is reproducible.
-      const TabuSearchLimits limits =
-          tabu_search_limits(options_.budget, plan_.movable().size(), mode_ == RunMode::Live, live_seconds());
+      // The wall-clock caps apply live only: a simulation counts
+      // iterations, so every run is reproducible. live-limit counts from the
+      // step's start: the plan's upkeep and insertions before the search
+      // (a rebuild, the first plan of a queue) leave it less time, so the
+      // step's answer keeps to about live-limit whatever came first.
+      const bool live = mode_ == RunMode::Live;
+      TabuSearchLimits limits = tabu_search_limits(options_.budget, plan_.movable().size(), live, options_.time_limit);
+      if (live && options_.live_limit > 0) {
+        limits.deadline = std::min(limits.deadline, step_began + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                                                     std::chrono::duration<double>(options_.live_limit)));
+      }
       if (options_.abort) {
         // Runs at the next step, with what fits before it; the time limit
         // is simulated seconds here.
@@ -208,8 +216,8 @@ const ParamTable& tabu_parameters() {
       Param::number("time-limit", d.time_limit, 0, 3600,
                     "seconds per search: wall-clock live; simulated under abort (0: none)"),
       Param::number("live-limit", d.live_limit, 0, 3600,
-                    "live: wall-clock seconds per search at most, whatever time-limit says (the search runs inside "
-                    "losd's answer to the plugin; 0: none)"),
+                    "live: a search stops this many wall-clock seconds after the step began, whatever time-limit "
+                    "says (the search runs inside losd's answer to the plugin; 0: none)"),
       Param::integer("inserts", d.inserts, 0, 1000000000,
                      "newly queued jobs planned a step at most, the rest in the next steps (0: no cap; for studies)"),
       Param::number("plan-limit", d.plan_limit, 0, 3600,

@@ -665,7 +665,7 @@ TEST(TabuPolicy, HandScheduleMovesTheLongJobBack) {
 // runs its whole iteration budget.
 // A full 16-unit partition at t = 300 (the first search is due) with 200
 // random jobs waiting: a search with work to do.
-Snapshot full_partition_with_200_waiting(const std::string& partition = "") {
+Snapshot full_partition_with_200_waiting(const std::string& partition = "", JobId waiting = 200) {
   Snapshot s;
   s.partition = partition;
   s.now = 300;
@@ -676,7 +676,7 @@ Snapshot full_partition_with_200_waiting(const std::string& partition = "") {
   r.start = 0;
   s.running.push_back(r);
   std::mt19937_64 rng(3);
-  for (JobId id = 1; id <= 200; ++id) {
+  for (JobId id = 1; id <= waiting; ++id) {
     s.queue.push_back(job(id, id, std::uniform_int_distribution<int>(1, 16)(rng),
                           std::uniform_int_distribution<Time>(10, 5000)(rng), -1, static_cast<int>(id % 7)));
   }
@@ -775,6 +775,20 @@ TEST(TabuPolicy, LiveLimitCapsTheLiveSearch) {
   // The default cap is 10 ms, documented in docs/policies.md.
   EXPECT_EQ(make_policy("tabu", RunMode::Live)->name(), "tabu");
   EXPECT_EQ(make_policy("tabu:live-limit=0.5", RunMode::Live)->name(), "tabu:live-limit=0.5");
+}
+
+// live-limit counts from the step's start: a step that spent it planning a
+// long queue (here 20,000 jobs, whole: plan-limit=0; far more than 2 ms on
+// any machine) leaves its search no time, so the search is counted but
+// makes no move; a simulation is not timed.
+TEST(TabuPolicy, LiveLimitCountsFromTheStepsStart) {
+  const Snapshot s = full_partition_with_200_waiting("", 20000);
+  PolicyPtr live = make_policy("tabu:plan-limit=0:live-limit=0.002:budget=1", RunMode::Live);
+  live->step(s);
+  const TabuSearchStats& stats = dynamic_cast<const TabuPolicy&>(*live).stats();
+  EXPECT_EQ(stats.searches, 1);
+  EXPECT_EQ(stats.iterations, 0);
+  EXPECT_EQ(dynamic_cast<const TabuPolicy&>(*live).tabu_plan().planned(), 20000u);
 }
 
 // `abort`: a search begun at t = 300 takes eval-cost simulated seconds per
