@@ -104,7 +104,20 @@ void TabuPolicy::rebuild(const Snapshot& snapshot) {
   for (const RunningJob& r : snapshot.running) {
     if (!r.suspended) plan_.add_running(r.job, r.start, r.expected_end(now));
   }
+  compress_plan();
+}
+
+void TabuPolicy::compress_plan() {
+  // Until a live search has timed a move, a compression (a replay of the
+  // whole list, as a move replays its tail) tells what one costs: the first
+  // move of a search at 100,000 jobs (13-19 ms) would otherwise begin
+  // whatever time the step has left.
+  const bool learn = mode_ == RunMode::Live && move_cost_.seconds_per_job <= 0 && plan_.planned() > 0;
+  const auto began = std::chrono::steady_clock::now();
   plan_.compress();
+  if (learn) {
+    move_cost_.record(std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count(), plan_.planned());
+  }
 }
 
 StepResult TabuPolicy::step(const Snapshot& snapshot) {
@@ -123,7 +136,7 @@ StepResult TabuPolicy::step(const Snapshot& snapshot) {
     if (!apply_events(snapshot, freed, searched)) {
       rebuild(snapshot);
     } else if (freed) {
-      plan_.compress();
+      compress_plan();
     }
   }
 

@@ -96,6 +96,8 @@ class TabuPolicy final : public Policy {
   // from the snapshot. Sets `replan` when the plan must be compressed.
   bool apply_events(const Snapshot& snapshot, bool& replan, bool searched);
   bool finish_pending_search(Time now);
+  // plan_.compress(), timed into move_cost_ while no live move was.
+  void compress_plan();
   void rebuild(const Snapshot& snapshot);
 
   Options options_;
