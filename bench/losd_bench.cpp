@@ -327,8 +327,8 @@ enum class Mode { Steady, Churn, Overrun, Resync, Restart, Burst, SteadyFlood, S
 
 void run_case(benchmark::State& state, const std::string& policy, Mode mode, const Scale& scale) {
   const int metrics_port = test::free_tcp_port();
-  const std::string config = "log_level: warning\ndefault_policy: \"" + policy + "\"\nmetrics:\n  listen: \"127.0.0.1:" +
-                             std::to_string(metrics_port) + "\"\n";
+  const std::string config = "log_level: warning\ndefault_policy: \"" + policy +
+                             "\"\nmetrics:\n  listen: \"127.0.0.1:" + std::to_string(metrics_port) + "\"\n";
   // los_steps_cut_total over every partition: the steps a step budget cut.
   const auto steps_cut = [metrics_port] {
     const std::string text = test::http_get(metrics_port, "/metrics");
@@ -368,9 +368,9 @@ void run_case(benchmark::State& state, const std::string& policy, Mode mode, con
   std::size_t bytes = 0;
   std::size_t decisions = 0;
   std::size_t ended = 0;
-  std::size_t cut = 0;        // steps whose planning a step budget stopped
+  std::size_t cut = 0;  // steps whose planning a step budget stopped
   double cut_before = steps_cut();
-  double losd_cpu_sum = 0;    // losd's CPU time over the timed round trips, ms
+  double losd_cpu_sum = 0;  // losd's CPU time over the timed round trips, ms
   double losd_cpu_max = 0;
   std::vector<double> samples;  // each round trip, ms
   samples.reserve(4096);

@@ -168,8 +168,9 @@ StepResult TabuPolicy::step(const Snapshot& snapshot) {
       const bool live = mode_ == RunMode::Live;
       TabuSearchLimits limits = tabu_search_limits(options_.budget, plan_.movable().size(), live, options_.time_limit);
       if (live && options_.live_limit > 0) {
-        limits.deadline = std::min(limits.deadline, step_began + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                                                                     std::chrono::duration<double>(options_.live_limit)));
+        limits.deadline =
+            std::min(limits.deadline, step_began + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                                       std::chrono::duration<double>(options_.live_limit)));
       }
       if (options_.abort) {
         // Runs at the next step, with what fits before it; the time limit

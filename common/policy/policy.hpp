@@ -44,7 +44,7 @@ struct StepResult {
   // The step's budget stopped its planning (docs/policies.md, "A step's
   // budget"): the plan is not yet what a whole step would make, and the
   // wakeup a second later carries it on. Operators see it as
-  // los_policy_steps_cut_total.
+  // los_steps_cut_total.
   bool work_left = false;
 };
 

@@ -293,8 +293,8 @@ TEST_F(LosdMetricsTest, StepsCutByTheBudgetAreCounted) {
   int steps = 0;
   for (std::uint64_t seq = 1; seq <= 12; ++seq) {
     const Time now = 1000 + static_cast<Time>(seq);
-    const protocol::DecisionsMessage d =
-        protocol::decode_decisions(plugin.request(protocol::encode(snapshot(seq, now, {{1, 5, 900, 990, 4}}, waiting))).payload);
+    const protocol::DecisionsMessage d = protocol::decode_decisions(
+        plugin.request(protocol::encode(snapshot(seq, now, {{1, 5, 900, 990, 4}}, waiting))).payload);
     EXPECT_TRUE(d.decisions.empty());
     ++steps;
     if (d.wakeup != now + 1) break;

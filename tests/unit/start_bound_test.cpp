@@ -141,8 +141,8 @@ TEST(StartBound, ASeedFromTheProfileIsTheTightestBound) {
       if (sb == 0 || db == 0) {
         ASSERT_EQ(lower, std::numeric_limits<Time>::min()) << "round " << round;
       } else {
-        const Time tightest = p.earliest_start(StartBound::lower_edge(sb, bits) - 1,
-                                               StartBound::lower_edge(db, bits) - 1, now);
+        const Time tightest =
+            p.earliest_start(StartBound::lower_edge(sb, bits) - 1, StartBound::lower_edge(db, bits) - 1, now);
         ASSERT_EQ(lower, tightest) << "round " << round << " size " << size << " duration " << dur;
       }
       ASSERT_EQ(p.earliest_start(size, dur, std::max(now, lower)), plain) << "round " << round;
