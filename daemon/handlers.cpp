@@ -273,7 +273,7 @@ void RequestHandlers::starts(const std::string& partition, const Viewer& who, st
   };
   for (const std::string& name : wanted) {
     const PartitionScheduler& sched = *partitions_.at(name);
-    if (needs_no_forecast(sched, promised_starts(sched))) {
+    if (needs_no_forecast(sched)) {
       done();  // every prediction is a promise: no forecast to wait for
     } else {
       forecasts_.request(sched, config_.forecast, done);
@@ -289,8 +289,9 @@ std::unordered_map<JobId, Time> RequestHandlers::promised_starts(const Partition
 }
 
 bool RequestHandlers::needs_no_forecast(const PartitionScheduler& sched,
-                                        const std::unordered_map<JobId, Time>& promised) {
-  return sched.policy().capabilities().promises_every_start || promises_cover_queue(sched, promised);
+                                        const std::unordered_map<JobId, Time>* promised) {
+  if (sched.policy().capabilities().promises_every_start) return true;
+  return promises_cover_queue(sched, promised != nullptr ? *promised : promised_starts(sched));
 }
 
 bool RequestHandlers::promises_cover_queue(const PartitionScheduler& sched,
@@ -311,7 +312,7 @@ Bytes RequestHandlers::starts_reply(const std::vector<std::string>& partitions, 
     const std::unordered_map<JobId, Time> promised = promised_starts(sched);
     // Without a forecast (every job holds a promise or is starting, or the
     // policy promises every start it will make) no prediction reads one.
-    const bool forecast = !needs_no_forecast(sched, promised);
+    const bool forecast = !needs_no_forecast(sched, &promised);
     static const ForecastCache::Forecast kNone;
     const ForecastCache::Forecast& f = forecast ? forecasts_.result(name) : kNone;
     if (!f.error.empty()) {

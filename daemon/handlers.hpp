@@ -82,8 +82,11 @@ class RequestHandlers {
   // No forecast serves STARTS: the promises cover the queue, or the policy
   // promises every start it will make (Capabilities::promises_every_start;
   // the jobs its plan has not reached get no prediction, as sched/backfill
-  // gives none to the jobs it did not test).
-  static bool needs_no_forecast(const PartitionScheduler& sched, const std::unordered_map<JobId, Time>& promised);
+  // gives none to the jobs it did not test). `promised`: the partition's
+  // promised_starts() when the caller has them; else they are made here,
+  // and only for a policy that does not promise every start.
+  static bool needs_no_forecast(const PartitionScheduler& sched,
+                                const std::unordered_map<JobId, Time>* promised = nullptr);
   protocol::Bytes set_policy(const protocol::SetPolicy& m, std::uint32_t id);
   // A time-sharing policy (Capabilities::time_sharing) on a partition Slurm
   // lets hold fewer jobs per node than the policy places

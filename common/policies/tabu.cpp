@@ -152,12 +152,13 @@ StepResult TabuPolicy::step(const Snapshot& snapshot) {
   // Jobs left for the next step: no search over a plan that lacks them.
   const bool all_planned = !budget.spent();
   planning_left_ = !all_planned;
+  const bool search_due = options_.period > 0 && now >= next_search_;
 
   // Nor in the step that completes such a plan: it has spent its budget's
   // worth on insertions, and the first move after them costs a replay of
   // the whole list (13-19 ms at 100,000 jobs, past any live-limit): the
   // search due waits for the next step.
-  if (all_planned && !catching_up && options_.period > 0 && now >= next_search_) {
+  if (all_planned && !catching_up && search_due) {
     if (plan_.movable().size() >= 2) {
       ++stats_.searches;
       // The wall-clock caps apply live only: a simulation counts
@@ -205,7 +206,7 @@ StepResult TabuPolicy::step(const Snapshot& snapshot) {
   }
   // Jobs still to plan (and the search that waits for them): a second from
   // now, the earliest a step can come (a search due now is not a wakeup).
-  if (!all_planned || (catching_up && options_.period > 0 && now >= next_search_)) result.wakeup = now + 1;
+  if (!all_planned || (catching_up && search_due)) result.wakeup = now + 1;
   result.work_left = !all_planned;
   return result;
 }
