@@ -21,8 +21,10 @@
 //   steady   the same cluster state again (new sequence number): the policy
 //            keeps its state and derives no events: the common case between
 //            job events;
-//   churn    every snapshot one running job has ended and one job has
-//            arrived: the incremental path with compression;
+//   churn    every snapshot (30 s later) one running job has ended early,
+//            those that reached their limits have ended (Slurm kills them
+//            there), and one job has arrived: the incremental path with
+//            compression;
 //   resync   the resync flag is set on every snapshot: the policy rebuilds
 //            from scratch each time: the worst case (daemon or plugin restart);
 //   restart  losd itself restarts before each snapshot (untimed): a fresh
@@ -134,8 +136,10 @@ class Cluster {
     return m;
   }
 
-  // One running job ends (its nodes go idle), one job arrives, time moves on.
-  void churn() { end_and_arrive(1, 1); }
+  // Time moves on, one running job ends early and those that reached their
+  // limits end (Slurm kills them there), one job arrives. Returns how many
+  // ended.
+  std::size_t churn() { return end_and_arrive(1, 1, true, true); }
 
   // The job that overran at the last call ends; time moves to one second
   // past the earliest limit of an executing job, which keeps running; one job
@@ -221,14 +225,22 @@ class Cluster {
 
  private:
   // `ends` running jobs end (the first ones, if `shuffle` is false; else a
-  // seeded pick) and `arrivals` jobs arrive, 30 s later.
-  std::size_t end_and_arrive(std::size_t ends, int arrivals, bool shuffle = true) {
+  // seeded pick) and `arrivals` jobs arrive, 30 s later; with `at_limits`,
+  // so do the executing jobs that reached their limits by then. Returns how
+  // many ended.
+  std::size_t end_and_arrive(std::size_t ends, int arrivals, bool shuffle = true, bool at_limits = false) {
     now_ += 30;
     ends = std::min(ends, snap_.running.size());
     // A seeded partial shuffle picks the jobs that end.
     for (std::size_t i = 0; shuffle && i < ends; ++i) {
       const std::size_t pick = i + rng_() % (snap_.running.size() - i);
       std::swap(snap_.running[i], snap_.running[pick]);
+    }
+    if (at_limits) {
+      const auto limit_reached = std::stable_partition(
+          snap_.running.begin() + static_cast<std::ptrdiff_t>(ends), snap_.running.end(),
+          [&](const RunningJob& r) { return !r.suspended && r.start + r.job.estimate <= now_; });
+      ends = static_cast<std::size_t>(limit_reached - snap_.running.begin());
     }
     // Nodes another (running or suspended) job still holds stay allocated.
     std::unordered_set<int> ended_nodes;
@@ -377,8 +389,7 @@ void run_case(benchmark::State& state, const std::string& policy, Mode mode, con
   for (auto _ : state) {
     state.PauseTiming();
     if (mode == Mode::Churn) {
-      cluster.churn();
-      ++ended;
+      ended += cluster.churn();
     } else if (mode == Mode::Overrun) {
       cluster.overrun();
       ++ended;

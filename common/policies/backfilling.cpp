@@ -148,6 +148,49 @@ void BackfillingPolicy::compress(Time now, StepBudget& budget) {
       [&] { reindex_moved(); });
 }
 
+void BackfillingPolicy::start_fitting_holders(Time now) {
+  const Planner& planner = profile_.planner();
+  std::int64_t free_now = planner.free_at(now);
+  // Where the run of >= size free units from now ends (now when fewer are
+  // free now); cached by size until the next move changes the profile.
+  struct RunEnd {
+    std::int64_t size = -1;
+    Time end = 0;
+  };
+  constexpr std::size_t kSlots = 64;
+  std::array<RunEnd, kSlots> run_ends{};
+  const auto run_end = [&](std::int64_t size) {
+    RunEnd& cached = run_ends[static_cast<std::uint64_t>(size) % kSlots];
+    if (cached.size != size) cached = {size, size <= free_now ? planner.first_short_after(now, size) : now};
+    return cached.end;
+  };
+  // A holder fits now iff its window [now, min(now + d, start)) lies in the
+  // run of >= size free units from now (its own span starts after it). A
+  // subtree's least size, duration and start bound that for all it holds.
+  const auto may_hold = [&](const HolderIndex::Bounds& b) {
+    return b.size <= free_now && std::min(b.start, saturating_end(now, b.duration)) <= run_end(b.size);
+  };
+  const auto accept = [&](const HolderIndex::Holder& h) {
+    return h.start > now && h.size <= free_now && std::min(h.start, saturating_end(now, h.duration)) <= run_end(h.size);
+  };
+  // A move gives back its old span, which may lengthen a run a walk already
+  // ruled out: walk again until a walk moves nothing.
+  for (bool moved = true; moved && free_now > 0;) {
+    moved = false;
+    HolderIndex::Walk walk;
+    while (const HolderIndex::Holder* found = holders_.next(walk, may_hold, accept)) {
+      const HolderIndex::Holder h = *found;
+      move_span(h.id, reservation_of(h.id), now);
+      moved = true;
+      free_now -= h.size;
+      if (free_now <= 0) break;
+      run_ends.fill(RunEnd{});
+    }
+    reindex_moved();
+    run_ends.fill(RunEnd{});
+  }
+}
+
 void BackfillingPolicy::compress_full_scan(Time now) {
   Planner& planner = profile_.planner();
   std::vector<JobId> order;
@@ -201,6 +244,7 @@ StepResult BackfillingPolicy::step(const Snapshot& snapshot) {
   } else {
     replan_backlog(snapshot, budget);
     if (freed || sweep_.active()) compress(now, budget);
+    if (limits_.fill_now && sweep_.active() && replan_backlog_.empty()) start_fitting_holders(now);
   }
   // Old holders still waiting for their re-plan go first: while any wait,
   // the budget is spent (it stopped their re-plan), so the pass below hands
@@ -283,6 +327,7 @@ StepResult BackfillingPolicy::step(const Snapshot& snapshot) {
   std::size_t held_next = 0;
   if (tandem) next_held_order_.clear();
   if (use_held_order) collect_due_ids(now, due_now_);
+  const bool fill_when_cut = limits_.fill_now && replan_backlog_.empty();
   const auto due = [&](JobId id) {
     return !due_now_.empty() && std::find(due_now_.begin(), due_now_.end(), id) != due_now_.end();
   };
@@ -336,19 +381,31 @@ StepResult BackfillingPolicy::step(const Snapshot& snapshot) {
       }
     }
     if (job.size > snapshot.total_units) continue;  // can never run here
-    const bool may_reserve = static_cast<int>(std::min<std::size_t>(reserved_.size(), kUnlimited)) < depth_;
+    bool may_reserve = static_cast<int>(std::min<std::size_t>(reserved_.size(), kUnlimited)) < depth_;
+    // Out of budget: this job and the rest get no reservation in this step;
+    // the next one goes on from here (a holder due now still starts, above).
+    // With stopped=fill, and no old holder waiting for its re-plan, the job
+    // may still start now if it fits for its whole estimate, as beyond the
+    // depth: it takes only units free now, so no promise moves.
+    bool filling = false;
+    if (may_reserve && !budget.take()) {
+      if (!fill_when_cut) continue;
+      may_reserve = false;
+      filling = true;
+    }
     if (!may_reserve) {
-      if (free_now <= 0) break;
+      if (free_now <= 0) {
+        if (filling) continue;  // holders due now may come later in the queue
+        break;
+      }
       if (job.size > free_now) continue;
     }
     const Time d = planned_duration(job.estimate);
     if (!may_reserve) {
       know_first();
       if (first_reserved >= now && first_reserved < now + d && job.size > free_at_first) continue;
+      if (!filling && !budget.take()) continue;
     }
-    // Out of budget: this job and the rest wait for the next step, which
-    // goes on from here (a holder due now still starts, above).
-    if (!budget.take()) continue;
     // Beyond the depth a job may only start now, for its whole estimate.
     const Time s = may_reserve ? insertion_start(job.size, d, now)
                                : (planner.min_free(now, now + d) >= job.size ? now : kTimeInfinity);
@@ -395,12 +452,17 @@ const ParamTable& conservative_parameters() {
                      "planning searches a step at most, the rest in the next steps (0: no cap; for studies)"),
       Param::number("live-limit", 0.015, 0, 3600,
                     "live: wall-clock seconds of planning a step at most, the rest in the next steps (0: none)"),
+      Param::choice("stopped", {"fill", "wait"},
+                    "when the budget cuts a step: fill (what fits now still starts: holders the compression "
+                    "has not reached, jobs the pass has not planned) or wait (they wait for the steps that "
+                    "finish the work: the plan of one whole step)"),
   };
   return table;
 }
 
 PolicyPtr make_conservative(const ParamValues& values, RunMode mode) {
-  const BackfillingPolicy::Limits limits{values.integer("searches"), values.number("live-limit")};
+  const BackfillingPolicy::Limits limits{values.integer("searches"), values.number("live-limit"),
+                                         values.choice("stopped") == "fill"};
   return std::make_unique<BackfillingPolicy>(BackfillingPolicy::kUnlimited, values.canonical(),
                                              BackfillingPolicy::Compression::Indexed, BackfillingPolicy::Pass::Skipping,
                                              limits, mode);

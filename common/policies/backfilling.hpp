@@ -67,10 +67,14 @@ namespace los {
 // of wall-clock time (0: none). A step that runs out hands out nothing more,
 // keeps the rest of its work (holders still to re-plan after a rebuild, a
 // compression's sweep) for the next step, and asks to be called again a
-// second later. The default is no budget.
+// second later. The default is no budget. With `fill_now`, a step whose
+// budget stopped the compression then moves the holders that fit now to now
+// (BackfillingPolicy::start_fitting_holders), so early ends are filled at
+// once while the sweep catches up.
 struct BackfillingLimits {
   std::int64_t searches = 0;
   double live_seconds = 0;
+  bool fill_now = true;
 };
 
 class BackfillingPolicy final : public Policy {
@@ -121,6 +125,15 @@ class BackfillingPolicy final : public Policy {
   void replan_backlog(const Snapshot& snapshot, StepBudget& budget);
   void compress(Time now, StepBudget& budget);
   void compress_full_scan(Time now);
+  // After a compression the budget stopped: the holders that fit now, in
+  // the sweep's order (reserved start), move to now, each while units are
+  // free; the pass then starts them. Each move keeps every other
+  // reservation where it is (it takes only units free now), so no promise
+  // is broken; the stopped sweep stays sound (the moves' gains are logged,
+  // and deferred for the holders before its cursor). Unlike the whole
+  // compression, a holder may take units that an earlier holder's move,
+  // still to come in the sweep, would have taken.
+  void start_fitting_holders(Time now);
   // Moves holder `id` (reserved at r.start) to start s, in the planner and
   // in both orders.
   void move_reservation(JobId id, Reservation& r, Time s);

@@ -407,8 +407,10 @@ protocol::SnapshotMessage busy_snapshot(std::uint64_t seq, Time now) {
 // A step's budget, live: losd answers a long queue's first snapshot with
 // part of the plan and a wakeup a second later; snapshots at the same
 // instant (the plugin's next cycles, nothing else happening) carry the plan
-// on, and it ends in the very starts and reservations of a losd without the
-// budget. The tiny live-limit makes every step cut, whatever the build.
+// on, and with stopped=wait it ends in the very starts and reservations of a
+// losd without the budget (stopped=fill, the default, starts what fits at
+// once: tests/unit/step_budget_test.cpp). The tiny live-limit makes every
+// step cut, whatever the build.
 // Moves waiting job `id` to the running set at s.now, as the plugin's start
 // would; false if it is not waiting.
 bool start_waiting(Snapshot& s, JobId id) {
@@ -471,7 +473,7 @@ TEST(LosdBudget, AStepCutByTheLiveLimitGoesOnInTheNextSnapshotsAndEndsInTheWhole
   }
   const Workload w = test::workload(64, std::move(jobs));
   const BudgetRun whole = run_until_planned("conservative:live-limit=0", w, 1000);
-  const BudgetRun cut = run_until_planned("conservative:live-limit=0.0005", w, 1000);
+  const BudgetRun cut = run_until_planned("conservative:live-limit=0.0005:stopped=wait", w, 1000);
   EXPECT_EQ(whole.steps, 1);
   EXPECT_GT(cut.steps, 2);
   EXPECT_FALSE(whole.started.empty());

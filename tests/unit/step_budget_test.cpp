@@ -14,7 +14,10 @@
 #include <optional>
 #include <random>
 #include <set>
+#include <string>
 #include <thread>
+#include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "model/snapshot_diff.hpp"
@@ -175,11 +178,14 @@ bool same(const std::vector<PlannedStart>& a, const std::vector<PlannedStart>& b
 }
 
 // The three kinds of work a budget cuts, each continued at the same instant
-// until done: the same starts and the same reservations as one whole step.
+// until done: the same starts and the same reservations as one whole step
+// (with stopped=wait; stopped=fill, the default, starts what fits now at
+// once instead: the next test).
 TEST(ConservativeBudget, StepsCutByTheBudgetEndInThePlanOfOneWholeStep) {
   int cut_first = 0, cut_early_end = 0, cut_resync = 0;
   for (std::uint32_t seed = 1; seed <= 12; ++seed) {
-    for (const char* spec : {"conservative:searches=1", "conservative:searches=7", "conservative:searches=40"}) {
+    for (const char* spec : {"conservative:stopped=wait:searches=1", "conservative:stopped=wait:searches=7",
+                             "conservative:stopped=wait:searches=40"}) {
       SCOPED_TRACE(testing::Message() << "seed " << seed << ", " << spec);
       PolicyPtr whole = make_policy("conservative");
       PolicyPtr cut = make_policy(spec);
@@ -350,19 +356,25 @@ class FixpointCheck final : public SimObserver {
   long checked = 0;
 };
 
+// A workload whose jobs mostly end before their estimates, so that
+// compressions keep coming while a small budget cuts the steps.
+Workload early_ending_workload(std::uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::vector<Job> jobs;
+  Time t = 0;
+  for (int i = 0; i < 400; ++i) {
+    if (rng() % 3 == 0) t += static_cast<Time>(rng() % 150);
+    const int size = rng() % 3 == 0 ? 1 + static_cast<int>(rng() % 32) : 1 + static_cast<int>(rng() % 4);
+    const Time estimate = 1 + static_cast<Time>(rng() % 600);
+    const Time runtime = rng() % 5 == 0 ? estimate : 1 + static_cast<Time>(rng() % estimate);
+    jobs.push_back(job(i + 1, t, size, estimate, runtime));
+  }
+  return test::workload(32, std::move(jobs));
+}
+
 TEST(ConservativeBudget, AStepWithNoWorkLeftLeavesAFixpoint) {
   for (std::uint32_t seed = 1; seed <= 6; ++seed) {
-    std::mt19937 rng(seed);
-    std::vector<Job> jobs;
-    Time t = 0;
-    for (int i = 0; i < 400; ++i) {
-      if (rng() % 3 == 0) t += static_cast<Time>(rng() % 150);
-      const int size = rng() % 3 == 0 ? 1 + static_cast<int>(rng() % 32) : 1 + static_cast<int>(rng() % 4);
-      const Time estimate = 1 + static_cast<Time>(rng() % 600);
-      const Time runtime = rng() % 5 == 0 ? estimate : 1 + static_cast<Time>(rng() % estimate);
-      jobs.push_back(job(i + 1, t, size, estimate, runtime));
-    }
-    const Workload w = test::workload(32, std::move(jobs));
+    const Workload w = early_ending_workload(seed);
     for (const char* spec : {"conservative:searches=2", "conservative:searches=15"}) {
       SCOPED_TRACE(testing::Message() << "seed " << seed << ", " << spec);
       PolicyPtr policy = make_policy(spec);
@@ -373,6 +385,83 @@ TEST(ConservativeBudget, AStepWithNoWorkLeftLeavesAFixpoint) {
       EXPECT_GT(check.checked, 100);
     }
   }
+}
+
+// After each step the budget cut: how many waiting jobs could start now (a
+// holder whose reservation could move to now, a job without one that fits
+// now for its whole estimate, in the plan the step left); and whether any
+// reservation moved later than the last step left it.
+class CutStepCheck final : public SimObserver {
+ public:
+  void after_step(const Snapshot& snapshot, const StepResult& result, const Policy& policy) override {
+    const Time now = snapshot.now;
+    std::unordered_map<JobId, Time> reserved;
+    for (const PlannedStart& r : policy.reservations()) {
+      reserved.emplace(r.job, r.start);
+      const auto it = promised_.find(r.job);
+      if (it != promised_.end() && r.start > it->second) ++delayed;
+    }
+    std::unordered_set<JobId> started;
+    for (const Decision& d : result.decisions) {
+      started.insert(d.job);
+      const auto it = promised_.find(d.job);
+      moved_to_now += result.work_left && it != promised_.end() && it->second > now;
+    }
+    promised_ = std::move(reserved);
+    if (!result.work_left) return;
+    ++cut;
+    const Planner& planner = *policy.plan();
+    int fit = 0;
+    for (const Job& j : snapshot.queue) {
+      if (started.count(j.id) != 0) continue;
+      const Time d = planned_duration(j.estimate);
+      const auto it = promised_.find(j.id);
+      if (it != promised_.end()) {
+        fit += it->second > now && planner.earliest_start(j.size, d, now, it->second, now + 1) == now;
+      } else {
+        fit += planner.min_free(now, now + d) >= j.size;
+      }
+    }
+    left_fitting += fit > 0;
+  }
+  long cut = 0;           // steps the budget cut
+  long left_fitting = 0;  // of those, steps that left a job waiting that fits now
+  long moved_to_now = 0;  // holders a cut step started before their reservations
+  long delayed = 0;       // reservations moved later
+
+ private:
+  std::unordered_map<JobId, Time> promised_;
+};
+
+// stopped=fill (the default): a step the budget cut still starts every job
+// that fits now (holders whose reservations move to now, in the sweep's
+// order, then the jobs the pass did not reach) and moves no reservation
+// later; stopped=wait leaves them for the steps that finish the work.
+TEST(ConservativeBudget, ACutStepStartsWhatFitsNowAndDelaysNoPromise) {
+  long moved_to_now = 0;
+  for (std::uint32_t seed = 1; seed <= 6; ++seed) {
+    const Workload w = early_ending_workload(seed);
+    for (const int searches : {2, 15}) {
+      for (const bool fill : {true, false}) {
+        const std::string spec = std::string("conservative:stopped=") + (fill ? "fill" : "wait") +
+                                 ":searches=" + std::to_string(searches);
+        SCOPED_TRACE(testing::Message() << "seed " << seed << ", " << spec);
+        PolicyPtr policy = make_policy(spec);
+        CutStepCheck check;
+        const SimResult r = simulate(w, *policy, {}, &check);
+        EXPECT_EQ(r.jobs.size(), w.jobs.size());
+        EXPECT_GT(check.cut, 50);
+        EXPECT_EQ(check.delayed, 0);
+        if (fill) {
+          EXPECT_EQ(check.left_fitting, 0);
+          moved_to_now += check.moved_to_now;
+        } else {
+          EXPECT_GT(check.left_fitting, 0);  // waiting left jobs idle: the fill has work
+        }
+      }
+    }
+  }
+  EXPECT_GT(moved_to_now, 10);  // the holders' fill ran
 }
 
 }  // namespace
