@@ -82,9 +82,31 @@ bool BackfillingPolicy::update(const Snapshot& snapshot, bool& freed) {
     held_order_valid_ = false;
     freed = true;
   }
-  // A reservation in the past: its start was decided but never happened.
-  const HolderIndex::Holder* first = holders_.first();
-  return first == nullptr || first->start >= now;
+  replace_missed_starts(now, freed);
+  return true;
+}
+
+void BackfillingPolicy::replace_missed_starts(Time now, bool& freed) {
+  // A reservation in the past: no step came at its start (live, the plugin's
+  // cycle came later; a simulation steps at every end, so never there). Its
+  // holder gets the earliest start from now, in the order of the missed
+  // starts: usually now, so the pass starts it; the rest of the plan stays
+  // (a rebuild re-planned every holder: at 100,000 jobs, a minute of cut
+  // steps). Its old span's units from now on come back: a gain for the
+  // compression.
+  Planner& planner = profile_.planner();
+  for (const HolderIndex::Holder* first = holders_.first(); first != nullptr && first->start < now;
+       first = holders_.first()) {
+    const HolderIndex::Holder h = *first;
+    Reservation& r = reservation_of(h.id);
+    planner.release(r.span);
+    freed = true;
+    const Time s = planner.earliest_start(r.size, r.duration, now);
+    holders_.erase(h.start, h.order);
+    r.start = s;
+    r.span = planner.reserve(s, r.duration, r.size);
+    holders_.insert({s, r.order, h.id, r.size, r.duration});
+  }
 }
 
 void BackfillingPolicy::rebuild(const Snapshot& snapshot, StepBudget& budget) {

@@ -117,6 +117,9 @@ class BackfillingPolicy final : public Policy {
 
   StepBudget step_budget() const;
   bool update(const Snapshot& snapshot, bool& freed);
+  // Gives the holders whose reserved starts passed with no step at them the
+  // earliest start from now (docs/policies.md, "Missed starts").
+  void replace_missed_starts(Time now, bool& freed);
   void rebuild(const Snapshot& snapshot, StepBudget& budget);
   // Re-plans a holder of before a rebuild (a queued job holding nothing now).
   void replan_holder(const Job& job, Time now);
