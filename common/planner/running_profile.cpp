@@ -29,7 +29,7 @@ void RunningProfile::rebuild(const Snapshot& snapshot) {
   }
 }
 
-bool RunningProfile::update(const Snapshot& snapshot, bool& freed) {
+bool RunningProfile::update(const Snapshot& snapshot, bool& freed, bool extend_overruns) {
   const Time now = snapshot.now;
   planner_.advance_to(now);
   for (const SnapshotEvent& ev : snapshot.events) {
@@ -77,7 +77,18 @@ bool RunningProfile::update(const Snapshot& snapshot, bool& freed) {
   // A decided start that did not happen, or a job past the end the profile
   // expected (it overran its estimate).
   if (!starting_.empty()) return false;
-  return running_by_end_.empty() || running_by_end_.begin()->first > now;
+  while (!running_by_end_.empty() && running_by_end_.begin()->first <= now) {
+    if (!extend_overruns) return false;
+    // Its units went back to the planner at its expected end (the origin
+    // passed it): take them again until a second from now.
+    const JobId id = running_by_end_.begin()->second;
+    running_by_end_.erase(running_by_end_.begin());
+    Occupation& occ = running_.at(id);
+    occ.end = now + 1;
+    planner_.add(now, occ.end, -occ.size);
+    running_by_end_.insert({occ.end, id});
+  }
+  return true;
 }
 
 void RunningProfile::start(JobId id, int size, Time now, Time duration) {

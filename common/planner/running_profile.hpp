@@ -7,7 +7,8 @@
 // the policy decided takes its units at once and waits for the Started event
 // that confirms it. When the events do not explain the snapshot — a start
 // the policy did not decide, a decided start that did not happen, a job past
-// its estimate, a suspension — the caller rebuilds from the snapshot alone.
+// its estimate (unless the caller takes it in place), a suspension — the
+// caller rebuilds from the snapshot alone.
 #pragma once
 
 #include <set>
@@ -36,8 +37,12 @@ class RunningProfile {
   // Brings the profile to the snapshot's time and applies its events.
   // Returns false when the events do not explain the snapshot; the profile
   // is then unusable until rebuild(). `freed` is set when units came back
-  // before the profile expected them (a job ended early).
-  bool update(const Snapshot& snapshot, bool& freed);
+  // before the profile expected them (a job ended early). A job past its
+  // expected end is such a case, unless `extend_overruns`: then its units
+  // are expected back one second from now, as rebuild() would, and the
+  // planner may be overbooked on [now, now + 1) where the caller's
+  // reservations due now meet it (the caller moves them).
+  bool update(const Snapshot& snapshot, bool& freed, bool extend_overruns = false);
 
   // True when this profile was built for a partition of another size, or
   // for a later time than the snapshot's: update() cannot catch up.

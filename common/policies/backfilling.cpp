@@ -72,7 +72,11 @@ void BackfillingPolicy::reindex_moved() {
 
 bool BackfillingPolicy::update(const Snapshot& snapshot, bool& freed) {
   const Time now = snapshot.now;
-  if (!profile_.update(snapshot, freed)) return false;
+  // Live, a job past its limit (Slurm kills it there; it holds its nodes
+  // until they are clean) is taken in place; a simulation rebuilds, as
+  // the results were made (los-sim --no-kill).
+  const bool live = mode_ == RunMode::Live;
+  if (!profile_.update(snapshot, freed, live)) return false;
   for (const SnapshotEvent& ev : snapshot.events) {
     if (ev.kind != SnapshotEvent::Kind::Withdrawn) continue;
     const Reservation* r = reserved_.find(ev.job);
@@ -83,7 +87,33 @@ bool BackfillingPolicy::update(const Snapshot& snapshot, bool& freed) {
     freed = true;
   }
   replace_missed_starts(now, freed);
+  return !live || move_overbooked_holders(now, freed);
+}
+
+bool BackfillingPolicy::move_overbooked_holders(Time now, bool& freed) {
+  // Only [now, now + 1) can be overbooked (the overruns' second), so only
+  // holders due now meet it; the latest promises move first, each to its
+  // earliest start from now, until the units suffice.
+  while (profile_.planner().free_at(now) < 0) {
+    collect_due_ids(now, due_ids_);
+    if (due_ids_.empty()) return false;  // the running jobs alone overbook: rebuild
+    const JobId id = due_ids_.back();
+    const Reservation& r = reservation_of(id);
+    reserve_again({now, r.order, id, r.size, r.duration}, now);
+    freed = true;  // its span's units after the overbooked second: a gain
+  }
   return true;
+}
+
+void BackfillingPolicy::reserve_again(HolderIndex::Holder h, Time now) {
+  Planner& planner = profile_.planner();
+  Reservation& r = reservation_of(h.id);
+  planner.release(r.span);
+  const Time s = planner.earliest_start(r.size, r.duration, now);
+  holders_.erase(h.start, h.order);
+  r.start = s;
+  r.span = planner.reserve(s, r.duration, r.size);
+  holders_.insert({s, r.order, h.id, r.size, r.duration});
 }
 
 void BackfillingPolicy::replace_missed_starts(Time now, bool& freed) {
@@ -94,18 +124,10 @@ void BackfillingPolicy::replace_missed_starts(Time now, bool& freed) {
   // (a rebuild re-planned every holder: at 100,000 jobs, a minute of cut
   // steps). Its old span's units from now on come back: a gain for the
   // compression.
-  Planner& planner = profile_.planner();
   for (const HolderIndex::Holder* first = holders_.first(); first != nullptr && first->start < now;
        first = holders_.first()) {
-    const HolderIndex::Holder h = *first;
-    Reservation& r = reservation_of(h.id);
-    planner.release(r.span);
+    reserve_again(*first, now);
     freed = true;
-    const Time s = planner.earliest_start(r.size, r.duration, now);
-    holders_.erase(h.start, h.order);
-    r.start = s;
-    r.span = planner.reserve(s, r.duration, r.size);
-    holders_.insert({s, r.order, h.id, r.size, r.duration});
   }
 }
 

@@ -117,9 +117,16 @@ class BackfillingPolicy final : public Policy {
 
   StepBudget step_budget() const;
   bool update(const Snapshot& snapshot, bool& freed);
+  // Releases holder h's span and reserves it again at its earliest start
+  // from now (a copy: the index entry goes).
+  void reserve_again(HolderIndex::Holder h, Time now);
   // Gives the holders whose reserved starts passed with no step at them the
   // earliest start from now (docs/policies.md, "Missed starts").
   void replace_missed_starts(Time now, bool& freed);
+  // Live, after a job past its limit took its units for another second:
+  // moves holders due now, the latest promises first, until none is
+  // overbooked; false when the running jobs alone overbook (rebuild).
+  bool move_overbooked_holders(Time now, bool& freed);
   void rebuild(const Snapshot& snapshot, StepBudget& budget);
   // Re-plans a holder of before a rebuild (a queued job holding nothing now).
   void replan_holder(const Job& job, Time now);

@@ -283,6 +283,59 @@ TEST(ConservativeBudget, AMissedStartCostsNoReplan) {
   EXPECT_GT(started_late, 6);  // most missed starts happen at the late step
 }
 
+// Live, a job past its limit still holds its nodes until Slurm has cleaned
+// them: its units are taken for another second, holders due now that no
+// longer fit move (the latest promises first), and the rest of the plan
+// stays, without a re-plan of every holder (a simulation rebuilds there, as
+// the results were made).
+TEST(ConservativeBudget, LiveAJobPastItsLimitCostsNoReplan) {
+  int due_moved = 0;
+  for (std::uint32_t seed = 1; seed <= 12; ++seed) {
+    SCOPED_TRACE(testing::Message() << "seed " << seed);
+    PolicyPtr policy = make_policy("conservative:searches=5", RunMode::Live);
+    Partition p = random_partition(seed, 64, 150);
+    step_until_done(*policy, p, 10, false);
+    std::unordered_map<JobId, Time> before;
+    for (const PlannedStart& r : policy->reservations()) before.emplace(r.job, r.start);
+    ASSERT_GT(before.size(), 20u);
+    // The running job that ends first is still reported running at its
+    // limit (the holders waiting for its units are due then), or 2 s after;
+    // the others due by then ended.
+    const RunningJob* first = &p.running().front();
+    for (const RunningJob& r : p.running()) {
+      if (r.start + r.job.estimate < first->start + first->job.estimate) first = &r;
+    }
+    const JobId overrun = first->job.id;
+    const int overrun_size = first->job.size;
+    const Time now = first->start + first->job.estimate + (seed % 2 == 0 ? 2 : 0);
+    for (const RunningJob& r : std::vector<RunningJob>(p.running())) {
+      if (r.job.id != overrun && r.start + r.job.estimate <= now) p.end(r.job.id);
+    }
+    const StepResult result = policy->step(p.snapshot(now, false));
+    const std::vector<JobId> started = p.apply(result, now);
+    std::unordered_map<JobId, Time> after;
+    for (const PlannedStart& r : policy->reservations()) after.emplace(r.job, r.start);
+    for (const Job& j : p.queue()) {
+      const auto was = before.find(j.id);
+      if (was == before.end()) continue;
+      const auto is = after.find(j.id);
+      ASSERT_NE(is, after.end()) << "job " << j.id << " lost its reservation";
+      EXPECT_GT(is->second, now) << "job " << j.id;  // not due now: it would have started
+      if (was->second > now) {
+        EXPECT_LE(is->second, was->second) << "job " << j.id;
+      }
+      due_moved += was->second <= now;
+    }
+    // What started fits beside the job that overran.
+    int busy = 0;
+    for (const RunningJob& r : p.running()) busy += r.job.size;
+    EXPECT_LE(busy, 64);
+    EXPECT_TRUE(std::any_of(p.running().begin(), p.running().end(),
+                            [&](const RunningJob& r) { return r.job.id == overrun && r.job.size == overrun_size; }));
+  }
+  EXPECT_GT(due_moved, 5);  // holders due by then that did not fit beside it
+}
+
 // Tabu's wakeup may also be a reservation due a second later: step until a
 // step changes nothing (no start, the same plan) and count the others (a
 // step after starts changes the plan: their Started events remove them).
