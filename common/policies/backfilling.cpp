@@ -178,7 +178,7 @@ void BackfillingPolicy::replan_backlog(const Snapshot& snapshot, StepBudget& bud
   }
 }
 
-void BackfillingPolicy::compress(Time now, StepBudget& budget) {
+void BackfillingPolicy::compress(Time now, StepBudget& budget, StepBudget* share) {
   Planner& planner = profile_.planner();
   if (compression_ == Compression::FullScan || !planner.logging_gains()) {  // the reference: no budget
     compress_full_scan(now);
@@ -187,7 +187,7 @@ void BackfillingPolicy::compress(Time now, StepBudget& budget) {
   }
   // A sweep the budget stopped goes on at its cursor (planner/compression_sweep.hpp).
   sweep_.run(
-      planner, holders_, visited_, now, [&] { return budget.take(); },
+      planner, holders_, visited_, now, [&] { return (share == nullptr || share->take()) && budget.take(); },
       [&](const HolderIndex::Holder& h, Time s) { move_span(h.id, reservation_of(h.id), s); },
       [&] { reindex_moved(); });
 }
@@ -287,7 +287,16 @@ StepResult BackfillingPolicy::step(const Snapshot& snapshot) {
     rebuild(snapshot, budget);
   } else {
     replan_backlog(snapshot, budget);
-    if (freed || sweep_.active()) compress(now, budget);
+    if (freed || sweep_.active()) {
+      // With stopped=fill, a compression carried over from an earlier step
+      // takes at most half of this one's budget: the pass gets the rest for
+      // the jobs without a reservation, so under early ends at every step
+      // new jobs still get promises. A compression that fits in one step
+      // is not cut.
+      StepBudget share = budget.share(0.5);
+      const bool carried_over = sweep_.active() && limits_.fill_now && replan_backlog_.empty();
+      compress(now, budget, carried_over ? &share : nullptr);
+    }
     if (limits_.fill_now && sweep_.active() && replan_backlog_.empty()) start_fitting_holders(now);
   }
   // Old holders still waiting for their re-plan go first: while any wait,

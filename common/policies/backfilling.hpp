@@ -133,7 +133,9 @@ class BackfillingPolicy final : public Policy {
   // Re-plans the holders a rebuild's budget left in replan_backlog_, in
   // their old order, as far as the budget goes.
   void replan_backlog(const Snapshot& snapshot, StepBudget& budget);
-  void compress(Time now, StepBudget& budget);
+  // The compression, stopped where `budget` (and `share`, a part of it, if
+  // given) refuses a search.
+  void compress(Time now, StepBudget& budget, StepBudget* share = nullptr);
   void compress_full_scan(Time now);
   // After a compression the budget stopped: the holders that fit now, in
   // the sweep's order (reserved start), move to now, each while units are

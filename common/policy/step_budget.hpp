@@ -6,6 +6,7 @@
 // (conservative backfilling: docs/policies.md, "A step's budget").
 #pragma once
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 
@@ -45,6 +46,23 @@ class StepBudget {
 
   // Whether a search was refused: the step left work for the next one.
   bool spent() const { return spent_; }
+
+  // A budget for one part of the step's work, taken alongside this one:
+  // `fraction` of the searches left (at least one) and of the time left
+  // until the deadline.
+  StepBudget share(double fraction) const {
+    StepBudget part = *this;
+    if (searches_left_ != kNoCount) {
+      part.searches_left_ = std::max<std::int64_t>(1, static_cast<std::int64_t>(searches_left_ * fraction));
+    }
+    if (deadline_ != Clock::time_point::max()) {
+      const Clock::time_point now = Clock::now();
+      if (deadline_ > now) {
+        part.deadline_ = now + std::chrono::duration_cast<Clock::duration>((deadline_ - now) * fraction);
+      }
+    }
+    return part;
+  }
 
  private:
   static constexpr std::int64_t kNoCount = -1;

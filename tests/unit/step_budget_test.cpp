@@ -58,6 +58,27 @@ TEST(StepBudget, RefusesOnceItsDeadlineHasPassed) {
   EXPECT_TRUE(budget.spent());
 }
 
+TEST(StepBudget, AShareHasItsFractionOfWhatIsLeft) {
+  StepBudget budget(10, StepBudget::Clock::duration::zero());
+  EXPECT_TRUE(budget.take());
+  EXPECT_TRUE(budget.take());
+  StepBudget half = budget.share(0.5);  // 8 left: 4
+  for (int i = 0; i < 4; ++i) EXPECT_TRUE(half.take() && budget.take());
+  EXPECT_FALSE(half.take());
+  EXPECT_FALSE(budget.spent());
+  for (int i = 0; i < 4; ++i) EXPECT_TRUE(budget.take());  // the rest of the step's
+  EXPECT_FALSE(budget.take());
+  StepBudget one(1, StepBudget::Clock::duration::zero());
+  StepBudget least = one.share(0.1);  // at least one search
+  EXPECT_TRUE(least.take());
+  EXPECT_FALSE(least.take());
+  StepBudget timed(0, std::chrono::milliseconds(400));
+  StepBudget quarter = timed.share(0.25);
+  std::this_thread::sleep_for(std::chrono::milliseconds(150));
+  EXPECT_FALSE(quarter.take());  // its 100 ms passed
+  EXPECT_TRUE(timed.take());     // the step's 400 ms did not
+}
+
 // One partition as the plugin would show it: running jobs and the queue;
 // start decisions move a job from the queue to the running set.
 class Partition {
@@ -235,6 +256,53 @@ TEST(ConservativeBudget, StepsCutByTheBudgetEndInThePlanOfOneWholeStep) {
   EXPECT_GT(cut_first, 20);
   EXPECT_GT(cut_early_end, 20);
   EXPECT_GT(cut_resync, 20);
+}
+
+// stopped=fill: a compression carried over from an earlier step takes at
+// most half of a step's budget, so a job that arrives meanwhile gets its
+// reservation in the step it arrives in, even while the compression cannot
+// finish (stopped=wait spends the budget on the compression first).
+TEST(ConservativeBudget, ACarriedOverCompressionLeavesHalfTheBudgetToNewJobs) {
+  int reserved_at_once = 0, left_by_wait = 0;
+  for (std::uint32_t seed = 1; seed <= 12; ++seed) {
+    for (const int searches : {2, 7, 40}) {
+      for (const bool fill : {true, false}) {
+        const std::string spec = std::string("conservative:stopped=") + (fill ? "fill" : "wait") +
+                                 ":searches=" + std::to_string(searches);
+        SCOPED_TRACE(testing::Message() << "seed " << seed << ", " << spec);
+        PolicyPtr policy = make_policy(spec);
+        Partition p = random_partition(seed, 64, 150);
+        step_until_done(*policy, p, 10, false);
+        // A second later one running job has ended early: its compression
+        // is cut; a second after that, one job arrives.
+        const JobId ending = p.running().front().job.id;
+        for (const RunningJob& r : std::vector<RunningJob>(p.running())) {
+          if (r.job.id == ending || r.start + r.job.estimate <= 11) p.end(r.job.id);
+        }
+        const StepResult first = policy->step(p.snapshot(11, false));
+        p.apply(first, 11);
+        if (!first.work_left) continue;
+        for (const RunningJob& r : std::vector<RunningJob>(p.running())) {
+          if (r.start < 11 && r.start + r.job.estimate <= 12) p.end(r.job.id);
+        }
+        const JobId wide = 5000;
+        p.arrive(job(wide, 12, 64, 100));  // the whole machine: a reservation, never a start now
+        const StepResult result = policy->step(p.snapshot(12, false));
+        p.apply(result, 12);
+        if (!result.work_left) continue;
+        const std::vector<PlannedStart> plan = policy->reservations();
+        const bool reserved = std::any_of(plan.begin(), plan.end(), [&](const PlannedStart& r) { return r.job == wide; });
+        if (fill) {
+          EXPECT_TRUE(reserved);
+          reserved_at_once += reserved;
+        } else {
+          left_by_wait += !reserved;
+        }
+      }
+    }
+  }
+  EXPECT_GT(reserved_at_once, 10);
+  EXPECT_GT(left_by_wait, 10);
 }
 
 // Live, the plugin's cycle may come after a reservation's start: the holder
