@@ -237,9 +237,9 @@ class Cluster {
       std::swap(snap_.running[i], snap_.running[pick]);
     }
     if (at_limits) {
-      const auto limit_reached = std::stable_partition(
-          snap_.running.begin() + static_cast<std::ptrdiff_t>(ends), snap_.running.end(),
-          [&](const RunningJob& r) { return !r.suspended && r.start + r.job.estimate <= now_; });
+      const auto limit_reached =
+          std::stable_partition(snap_.running.begin() + static_cast<std::ptrdiff_t>(ends), snap_.running.end(),
+                                [&](const RunningJob& r) { return !r.suspended && r.start + r.job.estimate <= now_; });
       ends = static_cast<std::size_t>(limit_reached - snap_.running.begin());
     }
     // Nodes another (running or suspended) job still holds stay allocated.

@@ -67,10 +67,11 @@ namespace los {
 // of wall-clock time (0: none). A step that runs out hands out nothing more,
 // keeps the rest of its work (holders still to re-plan after a rebuild, a
 // compression's sweep) for the next step, and asks to be called again a
-// second later. The default is no budget. With `fill_now`, a step whose
-// budget stopped the compression then moves the holders that fit now to now
-// (BackfillingPolicy::start_fitting_holders), so early ends are filled at
-// once while the sweep catches up.
+// second later. The default is no budget. With `fill_now` (stopped=fill), a
+// cut step still starts what fits now (the holders a stopped compression has
+// not reached: BackfillingPolicy::start_fitting_holders; the jobs the pass
+// has not planned), and a compression carried over from an earlier step
+// takes at most half of a step's budget, leaving the pass the rest.
 struct BackfillingLimits {
   std::int64_t searches = 0;
   double live_seconds = 0;

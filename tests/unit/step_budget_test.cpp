@@ -267,8 +267,8 @@ TEST(ConservativeBudget, ACarriedOverCompressionLeavesHalfTheBudgetToNewJobs) {
   for (std::uint32_t seed = 1; seed <= 12; ++seed) {
     for (const int searches : {2, 7, 40}) {
       for (const bool fill : {true, false}) {
-        const std::string spec = std::string("conservative:stopped=") + (fill ? "fill" : "wait") +
-                                 ":searches=" + std::to_string(searches);
+        const std::string spec =
+            std::string("conservative:stopped=") + (fill ? "fill" : "wait") + ":searches=" + std::to_string(searches);
         SCOPED_TRACE(testing::Message() << "seed " << seed << ", " << spec);
         PolicyPtr policy = make_policy(spec);
         Partition p = random_partition(seed, 64, 150);
@@ -291,7 +291,8 @@ TEST(ConservativeBudget, ACarriedOverCompressionLeavesHalfTheBudgetToNewJobs) {
         p.apply(result, 12);
         if (!result.work_left) continue;
         const std::vector<PlannedStart> plan = policy->reservations();
-        const bool reserved = std::any_of(plan.begin(), plan.end(), [&](const PlannedStart& r) { return r.job == wide; });
+        const bool reserved =
+            std::any_of(plan.begin(), plan.end(), [&](const PlannedStart& r) { return r.job == wide; });
         if (fill) {
           EXPECT_TRUE(reserved);
           reserved_at_once += reserved;
@@ -610,8 +611,8 @@ TEST(ConservativeBudget, ACutStepStartsWhatFitsNowAndDelaysNoPromise) {
     const Workload w = early_ending_workload(seed);
     for (const int searches : {2, 15}) {
       for (const bool fill : {true, false}) {
-        const std::string spec = std::string("conservative:stopped=") + (fill ? "fill" : "wait") +
-                                 ":searches=" + std::to_string(searches);
+        const std::string spec =
+            std::string("conservative:stopped=") + (fill ? "fill" : "wait") + ":searches=" + std::to_string(searches);
         SCOPED_TRACE(testing::Message() << "seed " << seed << ", " << spec);
         PolicyPtr policy = make_policy(spec);
         CutStepCheck check;
