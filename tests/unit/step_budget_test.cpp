@@ -306,6 +306,29 @@ TEST(ConservativeBudget, ACarriedOverCompressionLeavesHalfTheBudgetToNewJobs) {
   EXPECT_GT(left_by_wait, 10);
 }
 
+// The policy's reservations by job.
+std::unordered_map<JobId, Time> reserved_starts(const Policy& policy) {
+  std::unordered_map<JobId, Time> out;
+  for (const PlannedStart& r : policy.reservations()) out.emplace(r.job, r.start);
+  return out;
+}
+
+// Checks that every job of `queue` that held a reservation in `before`
+// still holds one in `after`; returns the pairs (was, is) to check further.
+std::vector<std::pair<Time, Time>> kept_reservations(const std::vector<Job>& queue,
+                                                     const std::unordered_map<JobId, Time>& before,
+                                                     const std::unordered_map<JobId, Time>& after) {
+  std::vector<std::pair<Time, Time>> kept;
+  for (const Job& j : queue) {
+    const auto was = before.find(j.id);
+    if (was == before.end()) continue;
+    const auto is = after.find(j.id);
+    EXPECT_NE(is, after.end()) << "job " << j.id << " lost its reservation";
+    if (is != after.end()) kept.emplace_back(was->second, is->second);
+  }
+  return kept;
+}
+
 // Live, the plugin's cycle may come after a reservation's start: the holder
 // gets the earliest start from then (now, where its units are still free)
 // and the rest of the plan stays: no re-plan of every holder, which under a
@@ -317,12 +340,9 @@ TEST(ConservativeBudget, AMissedStartCostsNoReplan) {
     PolicyPtr policy = make_policy("conservative:searches=5");
     Partition p = random_partition(seed, 64, 150);
     step_until_done(*policy, p, 10, false);
-    std::unordered_map<JobId, Time> before;
+    const std::unordered_map<JobId, Time> before = reserved_starts(*policy);
     Time first = kTimeInfinity;
-    for (const PlannedStart& r : policy->reservations()) {
-      before.emplace(r.job, r.start);
-      first = std::min(first, r.start);
-    }
+    for (const auto& [id, start] : before) first = std::min(first, start);
     ASSERT_GT(before.size(), 20u);
     ASSERT_LT(first, kTimeInfinity);
     // The next step comes 5 s after the first reservation's start; the jobs
@@ -333,15 +353,9 @@ TEST(ConservativeBudget, AMissedStartCostsNoReplan) {
     }
     const StepResult result = policy->step(p.snapshot(now, false));
     const std::vector<JobId> started = p.apply(result, now);
-    std::unordered_map<JobId, Time> after;
-    for (const PlannedStart& r : policy->reservations()) after.emplace(r.job, r.start);
-    for (const Job& j : p.queue()) {
-      const auto was = before.find(j.id);
-      if (was == before.end()) continue;
-      const auto is = after.find(j.id);
-      ASSERT_NE(is, after.end()) << "job " << j.id << " lost its reservation";
-      if (was->second >= now) {
-        EXPECT_LE(is->second, was->second) << "job " << j.id;
+    for (const auto& [was, is] : kept_reservations(p.queue(), before, reserved_starts(*policy))) {
+      if (was >= now) {
+        EXPECT_LE(is, was);
       }
     }
     for (JobId id : started) {
@@ -364,8 +378,7 @@ TEST(ConservativeBudget, LiveAJobPastItsLimitCostsNoReplan) {
     PolicyPtr policy = make_policy("conservative:searches=5", RunMode::Live);
     Partition p = random_partition(seed, 64, 150);
     step_until_done(*policy, p, 10, false);
-    std::unordered_map<JobId, Time> before;
-    for (const PlannedStart& r : policy->reservations()) before.emplace(r.job, r.start);
+    const std::unordered_map<JobId, Time> before = reserved_starts(*policy);
     ASSERT_GT(before.size(), 20u);
     // The running job that ends first is still reported running at its
     // limit (the holders waiting for its units are due then), or 2 s after;
@@ -381,19 +394,13 @@ TEST(ConservativeBudget, LiveAJobPastItsLimitCostsNoReplan) {
       if (r.job.id != overrun && r.start + r.job.estimate <= now) p.end(r.job.id);
     }
     const StepResult result = policy->step(p.snapshot(now, false));
-    const std::vector<JobId> started = p.apply(result, now);
-    std::unordered_map<JobId, Time> after;
-    for (const PlannedStart& r : policy->reservations()) after.emplace(r.job, r.start);
-    for (const Job& j : p.queue()) {
-      const auto was = before.find(j.id);
-      if (was == before.end()) continue;
-      const auto is = after.find(j.id);
-      ASSERT_NE(is, after.end()) << "job " << j.id << " lost its reservation";
-      EXPECT_GT(is->second, now) << "job " << j.id;  // not due now: it would have started
-      if (was->second > now) {
-        EXPECT_LE(is->second, was->second) << "job " << j.id;
+    p.apply(result, now);
+    for (const auto& [was, is] : kept_reservations(p.queue(), before, reserved_starts(*policy))) {
+      EXPECT_GT(is, now);  // not due now: it would have started
+      if (was > now) {
+        EXPECT_LE(is, was);
       }
-      due_moved += was->second <= now;
+      due_moved += was <= now;
     }
     // What started fits beside the job that overran.
     int busy = 0;
