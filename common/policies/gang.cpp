@@ -194,6 +194,18 @@ void GangPolicy::drop_reservation(JobId id) {
   reserved_.erase(it);
 }
 
+GangPolicy::Reservation GangPolicy::reserve_missed_again(JobId id, Time now) {
+  Reservation& r = reserved_.at(id);
+  RowPlan& plan = plans_[static_cast<std::size_t>(r.row)];
+  plan.reserved.erase(r.start, r.order);
+  plan.planner().release(r.span);
+  freed_[static_cast<std::size_t>(r.row)] = true;  // its old span's units from now on
+  r.start = plan.planner().earliest_start(r.size, r.duration, now);
+  r.span = plan.planner().reserve(r.start, r.duration, r.size);
+  plan.reserved.insert({r.start, r.order, id, r.size, r.duration});
+  return r;
+}
+
 void GangPolicy::place(JobId id, int size, int row, Time now, Time duration) {
   matrix_->place(id, size, row, matrix_->lowest_free(row, size));
   if (options_.backfill) occupied_[id] = Occupation{row, size, now + duration, duration / plan_factor()};
@@ -598,7 +610,9 @@ bool GangPolicy::schedule_backfill(const Snapshot& s, StepBudget& budget) {
       const Time d = planned_duration(job);
       const auto held = reserved_.find(job.id);
       if (held != reserved_.end()) {
-        const Reservation r = held->second;
+        // A start missed between steps (live) is planned again first: a
+        // simulation steps at every end, so its holders never miss one.
+        const Reservation r = held->second.start < now ? reserve_missed_again(job.id, now) : held->second;
         if (r.start == now) {
           drop_reservation(job.id);
           if (matrix_->free_count(r.row) < job.size) {
@@ -620,10 +634,6 @@ bool GangPolicy::schedule_backfill(const Snapshot& s, StepBudget& budget) {
             again = true;
             continue;
           }
-        }
-        if (r.start < now) {
-          throw std::logic_error(label_ + ": job " + std::to_string(job.id) + " missed its reservation at " +
-                                 std::to_string(r.start));
         }
         continue;
       }

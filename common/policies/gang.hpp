@@ -255,6 +255,10 @@ class GangPolicy final : public Policy {
 
   void place(JobId id, int size, int row, Time now, Time duration);
   void drop_reservation(JobId id);
+  // A holder whose reserved start passed with no step at it (live, the
+  // next cycle came later): its row's earliest start from now, usually now;
+  // the rest of the plan stays. Returns the new reservation.
+  Reservation reserve_missed_again(JobId id, Time now);
   Time plan_factor() const;  // options_.plan_factor, 0 resolved to MPL
   Time planned_duration(const Job& j) const;
 
