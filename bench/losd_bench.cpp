@@ -47,6 +47,9 @@
 //   steady_flood20_exempt
 //            the same flood from losd's own user, which the per-uid limits
 //            exempt: what the event loop alone gives the plugin.
+// A case whose step losd answers with ERROR (or that loses losd) stops,
+// is reported as an error with losd's message, and its losd is stopped; the
+// exit status is then 1.
 // Counters: round trips (mean, p50, p99, max), losd's CPU per step (mean,
 // max), decisions per step, and cut_steps: the timed steps whose planning
 // stopped at the policy's step budget, read off losd's los_steps_cut_total
@@ -472,6 +475,7 @@ int main(int argc, char** argv) {
   benchmark::Initialize(&argc, argv);
   std::string policies = "easy";
   Scale scale;
+  bool failed = false;  // a case skipped with an error
   try {
     for (int i = 1; i < argc; ++i) {
       const std::string a = argv[i];
@@ -501,9 +505,18 @@ int main(int argc, char** argv) {
             std::pair{"resync", Mode::Resync}, std::pair{"restart", Mode::Restart}, std::pair{"burst", Mode::Burst},
             std::pair{"steady_flood20", Mode::SteadyFlood},
             std::pair{"steady_flood20_exempt", Mode::SteadyFloodExempt}}) {
-        auto* b =
-            benchmark::RegisterBenchmark(("losd_roundtrip/" + p + "/" + label).c_str(),
-                                         [p, mode = mode, scale](benchmark::State& s) { run_case(s, p, mode, scale); });
+        // A case that fails (losd answers with ERROR, or dies) is reported
+        // as skipped with the error, after its losd was stopped (unwinding),
+        // and the exit status says so.
+        auto* b = benchmark::RegisterBenchmark(("losd_roundtrip/" + p + "/" + label).c_str(),
+                                               [p, mode = mode, scale, &failed](benchmark::State& s) {
+                                                 try {
+                                                   run_case(s, p, mode, scale);
+                                                 } catch (const std::exception& e) {
+                                                   failed = true;
+                                                   s.SkipWithError(e.what());
+                                                 }
+                                               });
         b->Unit(benchmark::kMillisecond)->UseRealTime();
         if (scale.iterations > 0) b->Iterations(scale.iterations);
       }
@@ -514,5 +527,5 @@ int main(int argc, char** argv) {
   }
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
-  return 0;
+  return failed ? 1 : 0;
 }
