@@ -382,6 +382,7 @@ void run_case(benchmark::State& state, const std::string& policy, Mode mode, con
   }
   std::size_t bytes = 0;
   std::size_t decisions = 0;
+  std::size_t starts = 0;  // the decisions that start a waiting job
   std::size_t ended = 0;
   std::size_t cut = 0;  // steps whose planning a step budget stopped
   double cut_before = steps_cut();
@@ -423,6 +424,7 @@ void run_case(benchmark::State& state, const std::string& policy, Mode mode, con
     state.ResumeTiming();
     bytes = frame.size();
     decisions += d.decisions.size();
+    for (const protocol::WireDecision& w : d.decisions) starts += w.kind == Decision::Kind::Start;
     state.PauseTiming();
     const double cut_now = steps_cut();
     cut += cut_now > cut_before;
@@ -449,6 +451,8 @@ void run_case(benchmark::State& state, const std::string& policy, Mode mode, con
   state.counters["cut_steps"] = static_cast<double>(cut);
   state.counters["decisions_per_step"] =
       benchmark::Counter(static_cast<double>(decisions), benchmark::Counter::kAvgIterations);
+  state.counters["starts_per_step"] =
+      benchmark::Counter(static_cast<double>(starts), benchmark::Counter::kAvgIterations);
   if (mode == Mode::Churn || mode == Mode::Overrun || mode == Mode::Burst) {
     state.counters["ended_per_step"] =
         benchmark::Counter(static_cast<double>(ended), benchmark::Counter::kAvgIterations);

@@ -148,7 +148,7 @@ StepResult TabuPolicy::step(const Snapshot& snapshot) {
   const bool catching_up = planning_left_;
   if (catching_up) plan_.profile();
   StepBudget budget = StepBudget::for_step(options_.inserts, options_.plan_limit, mode_ == RunMode::Live);
-  plan_.insert_all(snapshot.queue, now, budget);
+  plan_.insert_all(snapshot.queue, now, budget, options_.fill_when_cut);
   // Jobs left for the next step: no search over a plan that lacks them.
   const bool all_planned = !budget.spent();
   planning_left_ = !all_planned;
@@ -238,6 +238,9 @@ const ParamTable& tabu_parameters() {
       Param::number("plan-limit", d.plan_limit, 0, 3600,
                     "live: wall-clock seconds planning newly queued jobs a step at most, the rest in the next steps "
                     "(0: none)"),
+      Param::choice("stopped", {"fill", "wait"},
+                    "when inserts or plan-limit cuts a step: fill (the jobs not planned yet that fit now for their "
+                    "whole estimate still start) or wait (they wait for the steps that plan them)"),
       Param::flag("abort", d.abort,
                   "simulation: a search takes eval-cost s per iteration and an arrival or end stops it"),
       Param::number("eval-cost", d.eval_cost, 1e-6, 3600, "simulated seconds per search iteration under abort"),
@@ -256,6 +259,7 @@ PolicyPtr make_tabu(const ParamValues& values, RunMode mode) {
   o.live_limit = values.number("live-limit");
   o.inserts = values.integer("inserts");
   o.plan_limit = values.number("plan-limit");
+  o.fill_when_cut = values.choice("stopped") == "fill";
   o.abort = values.flag("abort");
   o.eval_cost = values.number("eval-cost");
   if (o.abort && mode == RunMode::Live) {

@@ -68,6 +68,10 @@ class TabuPolicy final : public Policy {
     // under a step's budget by default".
     std::int64_t inserts = 0;
     double plan_limit = 0.015;
+    // When that budget cuts a step, the jobs it did not reach that fit now
+    // for their whole estimate still start (`stopped=fill`, as conservative's):
+    // until then a new losd's catch-up started only the jobs it had planned.
+    bool fill_when_cut = true;
     bool abort = false;       // model the search in simulated time, stopped by events
     double eval_cost = 0.01;  // simulated seconds per iteration under `abort`
   };

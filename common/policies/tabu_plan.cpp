@@ -414,7 +414,7 @@ void TabuPlan::insert_all(std::span<const Job> queue, Time now) {
   insert_all(queue, now, unlimited);
 }
 
-void TabuPlan::insert_all(std::span<const Job> queue, Time now, StepBudget& budget) {
+void TabuPlan::insert_all(std::span<const Job> queue, Time now, StepBudget& budget, bool fill_when_cut) {
   advance_to(now);
   std::size_t arrivals = 0;
   for (const Job& job : queue) arrivals += !listed_.count(job.id);
@@ -422,9 +422,21 @@ void TabuPlan::insert_all(std::span<const Job> queue, Time now, StepBudget& budg
   // A stale profile costs a rebuild (n updates of the profile); below a few
   // arrivals their scans (n cheap steps each) cost less. Same answers.
   if (!profile_insertion() || (profile_dirty_ && arrivals < kRebuildForArrivals)) {
-    for (const Job& job : queue) {
+    const bool by_profile = profile_insertion();
+    for (std::size_t i = 0; i < queue.size(); ++i) {
+      const Job& job = queue[i];
       if (job.size > capacity_ || job.size <= 0 || listed_.count(job.id)) continue;
-      if (!budget.take()) break;
+      if (!budget.take()) {
+        // The fill reads the profile: not while the running jobs overbook
+        // the machine or the list is not the replay's fixed point.
+        if (fill_when_cut && by_profile) {
+          std::vector<Entry> staged;
+          profile();
+          fill_now(queue.subspan(i), staged);
+          merge_staged(staged);
+        }
+        break;
+      }
       insert_now(job, kTimeInfinity, false);
     }
     return;
@@ -444,7 +456,9 @@ void TabuPlan::insert_all(std::span<const Job> queue, Time now, StepBudget& budg
     insertion_bound_.reset();
     if (arrivals >= kSeedForArrivals) insertion_bound_.seed(profile_, capacity_);
   }
-  for (const Job& job : queue) {
+  std::size_t reached = 0;
+  for (; reached < queue.size(); ++reached) {
+    const Job& job = queue[reached];
     if (job.size > capacity_ || job.size <= 0 || listed_.count(job.id)) continue;
     if (!budget.take()) break;
     const Time d = planned_duration(job.estimate);
@@ -454,8 +468,13 @@ void TabuPlan::insert_all(std::span<const Job> queue, Time now, StepBudget& budg
     staged.push_back(make_entry(job, s, kTimeInfinity));
     shift_profile(s, d, job.size, -1);
   }
+  if (fill_when_cut && reached < queue.size()) fill_now(queue.subspan(reached), staged);
   bound_builds_ = profile_builds_;
   bound_additions_ = profile_.additions();
+  merge_staged(staged);
+}
+
+void TabuPlan::merge_staged(std::vector<Entry>& staged) {
   if (staged.empty()) return;
   std::reverse(staged.begin(), staged.end());
   std::stable_sort(staged.begin(), staged.end(), [](const Entry& a, const Entry& b) { return a.start < b.start; });
@@ -470,6 +489,24 @@ void TabuPlan::insert_all(std::span<const Job> queue, Time now, StepBudget& budg
     } else {
       list_[--to] = staged[--next];
     }
+  }
+}
+
+void TabuPlan::fill_now(std::span<const Job> rest, std::vector<Entry>& staged) {
+  // What the budget did not reach may still start now if it fits for its
+  // whole planned duration: it takes only units free now, so no listed
+  // job's start moves (the list stays a fixed point), and it goes before
+  // every job starting at now or later, as its insertion would. The jobs it
+  // passes over are inserted in later steps, behind it.
+  std::int64_t free_now = profile_.free_at(now_);
+  for (const Job& job : rest) {
+    if (free_now <= 0) break;
+    if (job.size > free_now || job.size <= 0 || listed_.count(job.id)) continue;
+    const Time d = planned_duration(job.estimate);
+    if (profile_.min_free(now_, now_ + d) < job.size) continue;
+    staged.push_back(make_entry(job, now_, kTimeInfinity));
+    shift_profile(now_, d, job.size, -1);
+    free_now -= job.size;
   }
 }
 

@@ -104,7 +104,10 @@ class TabuPlan {
   // as if they had arrived then. When nothing happens in between, the two
   // calls give the list and starts of one (insertions are in queue order;
   // among equal starts a later insertion goes first in both).
-  void insert_all(std::span<const Job> queue, Time now, StepBudget& budget);
+  // With fill_when_cut, once the budget is spent each job it did not reach
+  // that fits now for its whole planned duration (by the profile) is still
+  // inserted, at now, in queue order (fill_now()); the others wait.
+  void insert_all(std::span<const Job> queue, Time now, StepBudget& budget, bool fill_when_cut = false);
   // Where insert() puts a job of `size` x `duration` (planned) and when it
   // starts: by the list scan of the spec (2.4), and by the availability
   // profile (insertion_by_profile() requires profile_insertion(): see
@@ -210,6 +213,13 @@ class TabuPlan {
   // append()'s entry for `job`, starting at `now` with `promise`, counted in
   // its user's totals; not placed in list_ or the id tables.
   Entry appended_entry(const Job& job, Time now, Time promise);
+  // insert_all()'s fill past its budget: stages, at now_, the jobs of `rest`
+  // not listed that fit now for their whole planned duration, in order.
+  void fill_now(std::span<const Job> rest, std::vector<Entry>& staged);
+  // Merges insert_all()'s staged insertions (in insertion order) into the
+  // list: by start, a later insertion first among equal starts, before the
+  // jobs already listed.
+  void merge_staged(std::vector<Entry>& staged);
   // Drops `id` from the id tables (listed, movable position).
   void unlist(JobId id);
   // Takes the listed and running jobs out of the user totals (a rebuild

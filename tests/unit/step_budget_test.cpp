@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <functional>
 #include <optional>
 #include <random>
 #include <set>
@@ -442,9 +443,9 @@ Converged tabu_steps_until_stable(Policy& policy, Partition& partition, Time now
 TEST(TabuBudget, StepsCutByTheBudgetEndInThePlanOfOneWholeStep) {
   int cut = 0;
   for (std::uint32_t seed = 1; seed <= 8; ++seed) {
-    for (const auto& [whole_spec, cut_spec] : {std::pair{"tabu:period=0", "tabu:period=0:inserts=1"},
-                                               std::pair{"tabu:period=0", "tabu:period=0:inserts=13"},
-                                               std::pair{"tabu:safe:period=0", "tabu:safe:period=0:inserts=6"}}) {
+    for (const auto& [whole_spec, cut_spec] : {std::pair{"tabu:period=0", "tabu:period=0:inserts=1:stopped=wait"},
+                                               std::pair{"tabu:period=0", "tabu:period=0:inserts=13:stopped=wait"},
+                                               std::pair{"tabu:safe:period=0", "tabu:safe:period=0:inserts=6:stopped=wait"}}) {
       SCOPED_TRACE(testing::Message() << "seed " << seed << ", " << cut_spec);
       PolicyPtr whole = make_policy(whole_spec);
       PolicyPtr cut_policy = make_policy(cut_spec);
@@ -566,12 +567,19 @@ TEST(ConservativeBudget, AStepWithNoWorkLeftLeavesAFixpoint) {
 // holder whose reservation could move to now, a job without one that fits
 // now for its whole estimate, in the plan the step left); and whether any
 // reservation moved later than the last step left it.
+// `planned` gives the starts the policy holds (conservative's reservations,
+// tabu's list); with holders_fill, a holder that could start now counts as
+// left fitting too (conservative; tabu's cut steps fill only unplanned jobs).
 class CutStepCheck final : public SimObserver {
  public:
+  using Planned = std::function<std::vector<PlannedStart>(const Policy&)>;
+  CutStepCheck(Planned planned = [](const Policy& p) { return p.reservations(); }, bool holders_fill = true)
+      : planned_(std::move(planned)), holders_fill_(holders_fill) {}
+
   void after_step(const Snapshot& snapshot, const StepResult& result, const Policy& policy) override {
     const Time now = snapshot.now;
     std::unordered_map<JobId, Time> reserved;
-    for (const PlannedStart& r : policy.reservations()) {
+    for (const PlannedStart& r : planned_(policy)) {
       reserved.emplace(r.job, r.start);
       const auto it = promised_.find(r.job);
       if (it != promised_.end() && r.start > it->second) ++delayed;
@@ -592,7 +600,7 @@ class CutStepCheck final : public SimObserver {
       const Time d = planned_duration(j.estimate);
       const auto it = promised_.find(j.id);
       if (it != promised_.end()) {
-        fit += it->second > now && planner.earliest_start(j.size, d, now, it->second, now + 1) == now;
+        fit += holders_fill_ && it->second > now && planner.earliest_start(j.size, d, now, it->second, now + 1) == now;
       } else {
         fit += planner.min_free(now, now + d) >= j.size;
       }
@@ -605,6 +613,8 @@ class CutStepCheck final : public SimObserver {
   long delayed = 0;       // reservations moved later
 
  private:
+  Planned planned_;
+  bool holders_fill_;
   std::unordered_map<JobId, Time> promised_;
 };
 
@@ -637,6 +647,37 @@ TEST(ConservativeBudget, ACutStepStartsWhatFitsNowAndDelaysNoPromise) {
     }
   }
   EXPECT_GT(moved_to_now, 10);  // the holders' fill ran
+}
+
+// tabu:stopped=fill (the default): a step whose insertions the budget cut
+// still starts every job it did not plan that fits now for its whole
+// estimate; without a search (period=0) no planned start moves later.
+// stopped=wait leaves such jobs for the steps that plan them.
+TEST(TabuBudget, ACutStepStartsWhatFitsNowAndDelaysNoStart) {
+  const CutStepCheck::Planned planned = [](const Policy& p) {
+    return dynamic_cast<const TabuPolicy&>(p).planned_starts();
+  };
+  for (std::uint32_t seed = 1; seed <= 6; ++seed) {
+    const Workload w = early_ending_workload(seed);
+    for (const int inserts : {1, 4}) {
+      for (const bool fill : {true, false}) {
+        const std::string spec = std::string("tabu:period=0:stopped=") + (fill ? "fill" : "wait") +
+                                 ":inserts=" + std::to_string(inserts);
+        SCOPED_TRACE(testing::Message() << "seed " << seed << ", " << spec);
+        PolicyPtr policy = make_policy(spec);
+        CutStepCheck check(planned, false);
+        const SimResult r = simulate(w, *policy, {}, &check);
+        EXPECT_EQ(r.jobs.size(), w.jobs.size());
+        EXPECT_GT(check.cut, 20);
+        EXPECT_EQ(check.delayed, 0);
+        if (fill) {
+          EXPECT_EQ(check.left_fitting, 0);
+        } else {
+          EXPECT_GT(check.left_fitting, 0);  // waiting jobs left idle: the fill has work
+        }
+      }
+    }
+  }
 }
 
 }  // namespace
