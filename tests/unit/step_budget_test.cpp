@@ -443,9 +443,10 @@ Converged tabu_steps_until_stable(Policy& policy, Partition& partition, Time now
 TEST(TabuBudget, StepsCutByTheBudgetEndInThePlanOfOneWholeStep) {
   int cut = 0;
   for (std::uint32_t seed = 1; seed <= 8; ++seed) {
-    for (const auto& [whole_spec, cut_spec] : {std::pair{"tabu:period=0", "tabu:period=0:inserts=1:stopped=wait"},
-                                               std::pair{"tabu:period=0", "tabu:period=0:inserts=13:stopped=wait"},
-                                               std::pair{"tabu:safe:period=0", "tabu:safe:period=0:inserts=6:stopped=wait"}}) {
+    for (const auto& [whole_spec, cut_spec] :
+         {std::pair{"tabu:period=0", "tabu:period=0:inserts=1:stopped=wait"},
+          std::pair{"tabu:period=0", "tabu:period=0:inserts=13:stopped=wait"},
+          std::pair{"tabu:safe:period=0", "tabu:safe:period=0:inserts=6:stopped=wait"}}) {
       SCOPED_TRACE(testing::Message() << "seed " << seed << ", " << cut_spec);
       PolicyPtr whole = make_policy(whole_spec);
       PolicyPtr cut_policy = make_policy(cut_spec);
@@ -573,8 +574,8 @@ TEST(ConservativeBudget, AStepWithNoWorkLeftLeavesAFixpoint) {
 class CutStepCheck final : public SimObserver {
  public:
   using Planned = std::function<std::vector<PlannedStart>(const Policy&)>;
-  CutStepCheck(Planned planned = [](const Policy& p) { return p.reservations(); }, bool holders_fill = true)
-      : planned_(std::move(planned)), holders_fill_(holders_fill) {}
+  CutStepCheck() : CutStepCheck([](const Policy& p) { return p.reservations(); }, true) {}
+  CutStepCheck(Planned planned, bool holders_fill) : planned_(std::move(planned)), holders_fill_(holders_fill) {}
 
   void after_step(const Snapshot& snapshot, const StepResult& result, const Policy& policy) override {
     const Time now = snapshot.now;
@@ -661,8 +662,8 @@ TEST(TabuBudget, ACutStepStartsWhatFitsNowAndDelaysNoStart) {
     const Workload w = early_ending_workload(seed);
     for (const int inserts : {1, 4}) {
       for (const bool fill : {true, false}) {
-        const std::string spec = std::string("tabu:period=0:stopped=") + (fill ? "fill" : "wait") +
-                                 ":inserts=" + std::to_string(inserts);
+        const std::string spec =
+            std::string("tabu:period=0:stopped=") + (fill ? "fill" : "wait") + ":inserts=" + std::to_string(inserts);
         SCOPED_TRACE(testing::Message() << "seed " << seed << ", " << spec);
         PolicyPtr policy = make_policy(spec);
         CutStepCheck check(planned, false);
