@@ -422,14 +422,13 @@ void TabuPlan::insert_all(std::span<const Job> queue, Time now, StepBudget& budg
   // A stale profile costs a rebuild (n updates of the profile); below a few
   // arrivals their scans (n cheap steps each) cost less. Same answers.
   if (!profile_insertion() || (profile_dirty_ && arrivals < kRebuildForArrivals)) {
-    const bool by_profile = profile_insertion();
     for (std::size_t i = 0; i < queue.size(); ++i) {
       const Job& job = queue[i];
       if (job.size > capacity_ || job.size <= 0 || listed_.count(job.id)) continue;
       if (!budget.take()) {
         // The fill reads the profile: not while the running jobs overbook
         // the machine or the list is not the replay's fixed point.
-        if (fill_when_cut && by_profile) {
+        if (fill_when_cut && profile_insertion()) {
           std::vector<Entry> staged;
           profile();
           fill_now(queue.subspan(i), staged);
