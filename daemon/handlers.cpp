@@ -157,6 +157,9 @@ Bytes RequestHandlers::snapshot(std::span<const std::uint8_t> payload, std::size
     const std::string policy = sched.policy_name();
     metrics_.partition_state(part.partition, pending, running, idle, allocated, drained, down, utilization);
 
+    // The policies' step budgets count from the message's receipt: every
+    // partition of it shares one reply's time (docs/policies.md, "A step's budget").
+    part.received = t0;
     PartitionScheduler::Outcome o = sched.step(std::move(part), resync);
     forecasts_.invalidate(sched.name());
     metrics_.decision_latency(sched.name(), policy, std::chrono::duration<double>(o.step_time).count());

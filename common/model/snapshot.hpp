@@ -6,6 +6,7 @@
 // never keep references into it across steps.
 #pragma once
 
+#include <chrono>
 #include <string>
 #include <vector>
 
@@ -74,6 +75,11 @@ struct Snapshot {
   // The events above are incomplete (a daemon restart, a lost message): a
   // stateful policy must rebuild its state from the snapshot alone.
   bool resync = false;
+  // Live: when losd had read the whole snapshot message. A step's wall-clock
+  // budget counts from here, so the time spent decoding and diffing the
+  // snapshot counts against it too; unset (simulations, tests): from the
+  // policy's own start.
+  std::chrono::steady_clock::time_point received{};
 };
 
 // Sets total_units and free_units of a live partition from its nodes and

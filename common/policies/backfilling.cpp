@@ -17,8 +17,8 @@ BackfillingPolicy::BackfillingPolicy(int depth, std::string label, Compression c
                                      RunMode mode)
     : depth_(depth), label_(std::move(label)), limits_(limits), mode_(mode), compression_(compression), pass_(pass) {}
 
-StepBudget BackfillingPolicy::step_budget() const {
-  return StepBudget::for_step(limits_.searches, limits_.live_seconds, mode_ == RunMode::Live);
+StepBudget BackfillingPolicy::step_budget(const Snapshot& s) const {
+  return StepBudget::for_step(limits_.searches, limits_.live_seconds, mode_ == RunMode::Live, s.received);
 }
 
 Time BackfillingPolicy::insertion_start(std::int64_t size, Time duration, Time now) {
@@ -280,7 +280,7 @@ void BackfillingPolicy::find_due_holders(const JobQueue& queue, std::size_t from
 StepResult BackfillingPolicy::step(const Snapshot& snapshot) {
   const Time now = snapshot.now;
   StepResult result;
-  StepBudget budget = step_budget();
+  StepBudget budget = step_budget(snapshot);
 
   bool freed = false;
   if (snapshot.resync || profile_.stale(snapshot) || !update(snapshot, freed)) {
@@ -504,7 +504,8 @@ const ParamTable& conservative_parameters() {
       Param::integer("searches", 0, 0, 1000000000,
                      "planning searches a step at most, the rest in the next steps (0: no cap; for studies)"),
       Param::number("live-limit", 0.015, 0, 3600,
-                    "live: wall-clock seconds of planning a step at most, the rest in the next steps (0: none)"),
+                    "live: a step plans until this many wall-clock seconds after losd received the snapshot (at least "
+                    "half of it), the rest in the next steps (0: none)"),
       Param::choice("stopped", {"fill", "wait"},
                     "when the budget cuts a step: fill (what fits now still starts: holders the compression "
                     "has not reached, jobs the pass has not planned) or wait (they wait for the steps that "

@@ -116,7 +116,7 @@ class BackfillingPolicy final : public Policy {
     Planner::SpanId span;
   };
 
-  StepBudget step_budget() const;
+  StepBudget step_budget(const Snapshot& s) const;
   bool update(const Snapshot& snapshot, bool& freed);
   // Releases holder h's span and reserves it again at its earliest start
   // from now (a copy: the index entry goes).

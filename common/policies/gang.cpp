@@ -40,9 +40,9 @@ Time GangPolicy::plan_factor() const {
 
 Time GangPolicy::planned_duration(const Job& j) const { return plan_factor() * std::max<Time>(j.estimate, 1); }
 
-StepBudget GangPolicy::step_budget() const {
+StepBudget GangPolicy::step_budget(const Snapshot& s) const {
   if (!budgeted()) return {};
-  return StepBudget::for_step(options_.searches, options_.live_seconds, options_.live);
+  return StepBudget::for_step(options_.searches, options_.live_seconds, options_.live, s.received);
 }
 
 void GangPolicy::init(const Snapshot& s) {
@@ -876,7 +876,7 @@ Time GangPolicy::next_reserved_start() const {
 
 StepResult GangPolicy::step(const Snapshot& s) {
   const Time now = s.now;
-  StepBudget budget = step_budget();
+  StepBudget budget = step_budget(s);
   if (s.resync) {
     resync(s, budget);
     advance_slice(now, true);  // the slice clock restarts now
@@ -1032,8 +1032,8 @@ ParamTable with_backfilling(const ParamTable& t) {
                                 "plan=keep: planning searches a step at most, the rest in the next steps (0: no cap; "
                                 "for studies)"),
                  Param::number("live-limit", kDefaults.live_seconds, 0, 3600,
-                               "plan=keep, live: wall-clock seconds of planning a step at most, the rest in the "
-                               "next steps (0: none)")});
+                               "plan=keep, live: a step plans until this many wall-clock seconds after losd "
+                               "received the snapshot (at least half of it), the rest in the next steps (0: none)")});
 }
 
 ParamTable with_migration(const ParamTable& t) {

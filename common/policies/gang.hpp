@@ -209,7 +209,7 @@ class GangPolicy final : public Policy {
   // Whether a step's budget applies (BGS / MBGS with plan=keep), and the
   // budget of one step.
   bool budgeted() const { return options_.backfill && !options_.rebuild_plan; }
-  StepBudget step_budget() const;
+  StepBudget step_budget(const Snapshot& s) const;
 
   void init(const Snapshot& s);
   void resync(const Snapshot& s, StepBudget& budget);

@@ -141,13 +141,15 @@ StepResult TabuPolicy::step(const Snapshot& snapshot) {
   }
 
   // The budget applies live only unless `inserts` caps it by count. It
-  // counts the insertions only: the profile they search is brought up to
-  // date first (after a compression that moved many jobs, a rebuild of it),
-  // or a step could spend the budget before its first insertion and never
-  // get further.
+  // bounds the insertions only: the profile they search is brought up to
+  // date first (after a compression that moved many jobs, a rebuild of it).
+  // Live, its clock counts from losd's receipt of the snapshot, so reading
+  // it and this upkeep shorten it, but never below half (StepBudget::for_step):
+  // a step always gets as far as some insertions.
   const bool catching_up = planning_left_;
   if (catching_up) plan_.profile();
-  StepBudget budget = StepBudget::for_step(options_.inserts, options_.plan_limit, mode_ == RunMode::Live);
+  StepBudget budget =
+      StepBudget::for_step(options_.inserts, options_.plan_limit, mode_ == RunMode::Live, snapshot.received);
   plan_.insert_all(snapshot.queue, now, budget, options_.fill_when_cut);
   // Jobs left for the next step: no search over a plan that lacks them.
   const bool all_planned = !budget.spent();
@@ -236,8 +238,8 @@ const ParamTable& tabu_parameters() {
       Param::integer("inserts", d.inserts, 0, 1000000000,
                      "newly queued jobs planned a step at most, the rest in the next steps (0: no cap; for studies)"),
       Param::number("plan-limit", d.plan_limit, 0, 3600,
-                    "live: wall-clock seconds planning newly queued jobs a step at most, the rest in the next steps "
-                    "(0: none)"),
+                    "live: a step plans newly queued jobs until this many wall-clock seconds after losd received the "
+                    "snapshot (at least half of it), the rest in the next steps (0: none)"),
       Param::choice("stopped", {"fill", "wait"},
                     "when inserts or plan-limit cuts a step: fill (the jobs not planned yet that fit now for their "
                     "whole estimate still start) or wait (they wait for the steps that plan them)"),

@@ -25,12 +25,24 @@ class StepBudget {
         deadline_(wall > Clock::duration::zero() ? Clock::now() + wall : Clock::time_point::max()) {}
 
   // A policy's step: `searches` as above and, when it runs live, a deadline
-  // `live_seconds` from now (0: none); a simulation gets no deadline, so
-  // every run is reproducible.
-  static StepBudget for_step(std::int64_t searches, double live_seconds, bool live) {
+  // `live_seconds` after `received` (when losd had read the snapshot, so
+  // decoding and diffing it count too; unset: from now), but at least half
+  // of `live_seconds` from now: a snapshot that took longer than the budget
+  // to read still gets some planning, and the plan keeps growing. 0: no
+  // deadline. A simulation gets no deadline, so every run is reproducible.
+  static StepBudget for_step(std::int64_t searches, double live_seconds, bool live,
+                             Clock::time_point received = {}) {
     const std::chrono::duration<double> wall(live ? live_seconds : 0.0);
-    return StepBudget(searches, std::chrono::duration_cast<Clock::duration>(wall));
+    StepBudget budget(searches, std::chrono::duration_cast<Clock::duration>(wall));
+    if (budget.deadline_ != Clock::time_point::max() && received != Clock::time_point{}) {
+      const auto limit = std::chrono::duration_cast<Clock::duration>(wall);
+      budget.deadline_ = std::max(received + limit, Clock::now() + limit / 2);
+    }
+    return budget;
   }
+
+  // When the wall clock stops the searches (time_point::max(): never).
+  Clock::time_point deadline() const { return deadline_; }
 
   // True when one more search may run (and counts it); false from the first
   // refusal on.

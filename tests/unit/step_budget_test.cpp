@@ -59,6 +59,27 @@ TEST(StepBudget, RefusesOnceItsDeadlineHasPassed) {
   EXPECT_TRUE(budget.spent());
 }
 
+
+// Live, a step's clock starts when losd had read the snapshot, so reading it
+// counts too; a step that begins planning late still gets half its budget.
+TEST(StepBudget, LiveCountsFromTheSnapshotsReceiptButLeavesHalf) {
+  using Clock = StepBudget::Clock;
+  const auto ten = std::chrono::seconds(10);
+  const Clock::time_point received = Clock::now() - std::chrono::seconds(2);
+  EXPECT_EQ(StepBudget::for_step(0, 10.0, true, received).deadline(), received + ten);
+
+  const Clock::time_point before = Clock::now();
+  const StepBudget late = StepBudget::for_step(0, 10.0, true, Clock::now() - std::chrono::hours(1));
+  const Clock::time_point after = Clock::now();
+  EXPECT_GE(late.deadline(), before + ten / 2);
+  EXPECT_LE(late.deadline(), after + ten / 2);
+
+  const StepBudget unset = StepBudget::for_step(0, 10.0, true);  // from its own start
+  EXPECT_GE(unset.deadline(), after + ten);
+  // A simulation has no deadline, received or not.
+  EXPECT_EQ(StepBudget::for_step(0, 10.0, false, received).deadline(), Clock::time_point::max());
+  EXPECT_EQ(StepBudget::for_step(0, 0.0, true, received).deadline(), Clock::time_point::max());
+}
 TEST(StepBudget, AShareHasItsFractionOfWhatIsLeft) {
   StepBudget budget(10, StepBudget::Clock::duration::zero());
   EXPECT_TRUE(budget.take());
