@@ -30,8 +30,7 @@ class StepBudget {
   // of `live_seconds` from now: a snapshot that took longer than the budget
   // to read still gets some planning, and the plan keeps growing. 0: no
   // deadline. A simulation gets no deadline, so every run is reproducible.
-  static StepBudget for_step(std::int64_t searches, double live_seconds, bool live,
-                             Clock::time_point received = {}) {
+  static StepBudget for_step(std::int64_t searches, double live_seconds, bool live, Clock::time_point received = {}) {
     const std::chrono::duration<double> wall(live ? live_seconds : 0.0);
     StepBudget budget(searches, std::chrono::duration_cast<Clock::duration>(wall));
     if (budget.deadline_ != Clock::time_point::max() && received != Clock::time_point{}) {

@@ -59,7 +59,6 @@ TEST(StepBudget, RefusesOnceItsDeadlineHasPassed) {
   EXPECT_TRUE(budget.spent());
 }
 
-
 // Live, a step's clock starts when losd had read the snapshot, so reading it
 // counts too; a step that begins planning late still gets half its budget.
 TEST(StepBudget, LiveCountsFromTheSnapshotsReceiptButLeavesHalf) {
