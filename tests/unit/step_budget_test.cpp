@@ -79,6 +79,7 @@ TEST(StepBudget, LiveCountsFromTheSnapshotsReceiptButLeavesHalf) {
   EXPECT_EQ(StepBudget::for_step(0, 10.0, false, received).deadline(), Clock::time_point::max());
   EXPECT_EQ(StepBudget::for_step(0, 0.0, true, received).deadline(), Clock::time_point::max());
 }
+
 TEST(StepBudget, AShareHasItsFractionOfWhatIsLeft) {
   StepBudget budget(10, StepBudget::Clock::duration::zero());
   EXPECT_TRUE(budget.take());
