@@ -124,7 +124,8 @@ Bytes RequestHandlers::snapshot(std::span<const std::uint8_t> payload, std::size
     held_back_.erase(it->first);
     it = partitions_.erase(it);
   }
-  for (Snapshot& part : msg.partitions) {
+  for (std::size_t pi = 0; pi < msg.partitions.size(); ++pi) {
+    Snapshot& part = msg.partitions[pi];
     auto it = partitions_.find(part.partition);
     if (it == partitions_.end()) {
       const std::string& spec = config_.policy_for(part.partition);
@@ -160,7 +161,7 @@ Bytes RequestHandlers::snapshot(std::span<const std::uint8_t> payload, std::size
     // The policies' step budgets count from the message's receipt: every
     // partition of it shares one reply's time (docs/policies.md, "A step's budget").
     part.received = t0;
-    PartitionScheduler::Outcome o = sched.step(std::move(part), resync);
+    PartitionScheduler::Outcome o = sched.step(std::move(part), resync, std::move(msg.ids.at(pi)));
     forecasts_.invalidate(sched.name());
     metrics_.decision_latency(sched.name(), policy, std::chrono::duration<double>(o.step_time).count());
     if (o.started) metrics_.jobs_started(sched.name(), policy, o.started);

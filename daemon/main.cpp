@@ -1,4 +1,6 @@
 // losd: the LOS scheduling daemon. See docs/losd.md.
+#include <malloc.h>
+
 #include <csignal>
 #include <iostream>
 #include <string>
@@ -44,6 +46,20 @@ SEE ALSO
     losctl(1), sa-submit(1), los-sim(1), slurm.conf(5)
 )";
 
+// Each step of a long queue frees the last snapshot (megabytes: 80 bytes a
+// waiting job) and allocates the next. glibc's defaults hand such blocks back
+// to the kernel (mmap above a threshold, a trimmed heap top) and fault them
+// in again, zeroed, at the next step: at 100,000 waiting jobs about 450 page
+// faults and a quarter of losd's CPU a step (docs/benchmarks.md). Keep them:
+// blocks up to 32 MiB (glibc's largest mmap threshold) come from the heap,
+// and up to 256 MiB of free heap top stays mapped for the next step.
+void keep_freed_memory_for_reuse() {
+#ifdef __GLIBC__
+  mallopt(M_MMAP_THRESHOLD, 32 * 1024 * 1024);
+  mallopt(M_TRIM_THRESHOLD, 256 * 1024 * 1024);
+#endif
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -80,6 +96,7 @@ int main(int argc, char** argv) {
   // A log reader or client that went away must not kill the daemon: writes
   // report EPIPE instead.
   std::signal(SIGPIPE, SIG_IGN);
+  keep_freed_memory_for_reuse();
   los::daemon::Logger log(config.log_level);
   try {
     los::daemon::Server server(std::move(config), log);

@@ -11,6 +11,7 @@
 #include <prometheus/exposer.h>
 #include <prometheus/text_serializer.h>
 
+#include "model/job_id_index.hpp"
 #include "session.hpp"
 #include "util/version.hpp"
 
@@ -231,7 +232,13 @@ void Metrics::track_jobs(const Snapshot& part, Time now) {
   }
   jobs.seen = true;
   jobs.running = std::move(running);
-  user_gauges(part, jobs);
+  // The per-user gauges read every waiting job: on a long queue at most once
+  // a second (scrapes are seconds apart), not at every step.
+  const auto now_steady = std::chrono::steady_clock::now();
+  if (part.queue.size() < kUserGaugesEveryStepBelow || now_steady - jobs.users_counted >= std::chrono::seconds(1)) {
+    jobs.users_counted = now_steady;
+    user_gauges(part, jobs);
+  }
 }
 
 void Metrics::user_gauges(const Snapshot& part, PartitionJobs& jobs) {
@@ -239,12 +246,16 @@ void Metrics::user_gauges(const Snapshot& part, PartitionJobs& jobs) {
     int nodes = 0;
     int pending = 0;
   };
-  std::unordered_map<int, Load> by_user;
+  // Keyed by uid in the flat table of job ids (any 64-bit key works): a
+  // look-up per waiting job, 100,000 at every step of a long queue.
+  JobMap<Load> by_user;
   for (const RunningJob& r : part.running) {
     if (!r.suspended) by_user[r.job.user].nodes += r.job.size;
   }
   for (const Job& j : part.queue) ++by_user[j.user].pending;
-  std::vector<std::pair<int, Load>> ranked(by_user.begin(), by_user.end());
+  std::vector<std::pair<int, Load>> ranked;
+  ranked.reserve(by_user.size());
+  by_user.for_each([&ranked](JobId user, const Load& load) { ranked.emplace_back(static_cast<int>(user), load); });
   std::sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) {
     // most nodes, then most pending jobs, then the lower uid
     return std::tuple(b.second.nodes, b.second.pending, a.first) <

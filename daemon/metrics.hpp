@@ -4,6 +4,7 @@
 // a job. A policy's series go when the partition's policy is replaced.
 #pragma once
 
+#include <chrono>
 #include <map>
 #include <memory>
 #include <string>
@@ -28,6 +29,9 @@ inline constexpr int kMetricsThreads = 4;
 inline constexpr int kMetricsRequestTimeoutMs = 2000;
 // Users per partition with their own `user` label; the rest are "other".
 inline constexpr std::size_t kTopUsers = 10;
+// The per-user gauges are recomputed at every snapshot of a partition with
+// fewer waiting jobs than this; of a longer queue, at most once a second.
+inline constexpr std::size_t kUserGaugesEveryStepBelow = 10000;
 // los_plugin_fallback is 1 when the plugin has been silent this long: three
 // times the plugin's default los_interval (10 s), the longest it waits
 // between two cycles.
@@ -93,6 +97,7 @@ class Metrics {
     bool seen = false;  // the first snapshot only learns what runs
     std::unordered_map<JobId, RunningTimes> running;
     std::map<std::string, bool> user_labels;  // `user` values exported
+    std::chrono::steady_clock::time_point users_counted{};  // user_gauges' last pass
   };
   void track_jobs(const Snapshot& part, Time now);
   void user_gauges(const Snapshot& part, PartitionJobs& jobs);

@@ -51,16 +51,17 @@ std::vector<std::string> PartitionScheduler::place(const Snapshot& s, const Deci
   return names;
 }
 
-PartitionScheduler::Outcome PartitionScheduler::step(Snapshot snapshot, bool resync) {
+PartitionScheduler::Outcome PartitionScheduler::step(Snapshot snapshot, bool resync, std::optional<SnapshotIds> ids) {
   Outcome out;
   const auto t0 = std::chrono::steady_clock::now();
+  if (!ids) ids = SnapshotIds::of(snapshot);
   const bool rebuild = !previous_ || resync || need_resync_ || snapshot.now < previous_->now;
   if (fresh_policy_) {
     begin_from_snapshot(snapshot, *policy_);
   } else if (rebuild) {
     mark_resync(snapshot, *policy_);
   } else {
-    snapshot.events = diff_snapshots(*previous_, snapshot, started_last_);
+    snapshot.events = diff_snapshots(*previous_, previous_ids_, snapshot, *ids, started_last_);
     snapshot.resync = false;
   }
   need_resync_ = false;
@@ -84,9 +85,7 @@ PartitionScheduler::Outcome PartitionScheduler::step(Snapshot snapshot, bool res
   out.work_left = result.work_left;
 
   std::vector<char> taken(snapshot.nodes.size(), 0);
-  std::unordered_map<JobId, const RunningJob*> running;
   for (const RunningJob& r : snapshot.running) {
-    running[r.job.id] = &r;
     for (int n : r.nodes) taken[n] = 1;
   }
   started_last_.clear();
@@ -94,15 +93,16 @@ PartitionScheduler::Outcome PartitionScheduler::step(Snapshot snapshot, bool res
   // Migrations become requeues (docs/gang-live.md).
   const std::vector<Decision> live = live_decisions(snapshot, result.decisions, policy_->name());
   out.decisions.reserve(live.size());
-  // The sizes of the jobs to start: one pass over the queue, not one per start.
-  std::unordered_map<JobId, int> start_size;
+  // The sizes of the jobs to start: one pass over the queue's ids, not one
+  // per start, and only as far as the last of them.
+  JobMap<int> start_size;
   for (const Decision& d : live) {
-    if (d.kind == Decision::Kind::Start && d.nodes.empty()) start_size.emplace(d.job, 0);
+    if (d.kind == Decision::Kind::Start && d.nodes.empty()) start_size.insert(d.job, 0);
   }
-  if (!start_size.empty()) {
-    for (const Job& j : snapshot.queue) {
-      const auto it = start_size.find(j.id);
-      if (it != start_size.end()) it->second = j.size;
+  for (std::size_t k = 0, found = 0; found < start_size.size() && k < ids->pending.size(); ++k) {
+    if (int* size = start_size.find(ids->pending[k])) {
+      *size = snapshot.queue[k].size;
+      ++found;
     }
   }
   std::size_t first_free = 0;
@@ -124,24 +124,26 @@ PartitionScheduler::Outcome PartitionScheduler::step(Snapshot snapshot, bool res
         w.expected_state = LOS_JOB_SUSPENDED;
         break;
       case Decision::Kind::Requeue: {
-        const auto it = running.find(d.job);
-        w.expected_state = it != running.end() && it->second->suspended ? LOS_JOB_SUSPENDED : LOS_JOB_RUNNING;
+        const std::size_t at = ids->running.find(d.job);
+        w.expected_state =
+            at != JobIdIndex::kAbsent && snapshot.running[at].suspended ? LOS_JOB_SUSPENDED : LOS_JOB_RUNNING;
         break;
       }
     }
     // a requeue's nodes: where the policy will start the job again (for logs)
-    const auto sized = start_size.find(d.job);
-    w.nodes = place(snapshot, d, sized != start_size.end() ? sized->second : 0, taken, first_free);
+    const int* sized = start_size.find(d.job);
+    w.nodes = place(snapshot, d, sized != nullptr ? *sized : 0, taken, first_free);
     out.decisions.push_back(std::move(w));
   }
 
   // Remember each job's first promise; a job is promised only once.
   const std::vector<PlannedStart> promised = policy_->reservations();
   out.reservations = promised.size();
-  for (const PlannedStart& p : promised) first_promise_.emplace(p.job, p.start);
+  for (const PlannedStart& p : promised) first_promise_.try_emplace(p.job, p.start);
 
   snapshot.events.clear();
   previous_ = std::move(snapshot);
+  previous_ids_ = std::move(*ids);
   out.step_time = std::chrono::steady_clock::now() - t0;
   last_step_time_ = out.step_time;
   return out;

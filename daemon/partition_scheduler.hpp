@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "model/snapshot.hpp"
+#include "model/snapshot_diff.hpp"
 #include "policy/policy.hpp"
 #include "protocol/codec.hpp"
 
@@ -49,8 +50,9 @@ class PartitionScheduler {
     std::size_t reservations = 0;  // the policy's reservations after the step
     bool work_left = false;        // StepResult::work_left
   };
-  // One step on `snapshot` (this partition's part of a plugin snapshot).
-  Outcome step(Snapshot snapshot, bool resync);
+  // One step on `snapshot` (this partition's part of a plugin snapshot);
+  // `ids` are its ids where the decoder built them (else built here).
+  Outcome step(Snapshot snapshot, bool resync, std::optional<SnapshotIds> ids = std::nullopt);
 
   // The latest snapshot (nullptr before the first); its events are cleared.
   const Snapshot* last() const { return previous_ ? &*previous_ : nullptr; }
@@ -69,6 +71,7 @@ class PartitionScheduler {
   std::string name_;
   PolicyPtr policy_;
   std::optional<Snapshot> previous_;
+  SnapshotIds previous_ids_;  // previous_'s, for the next diff
   std::vector<JobId> started_last_;
   bool need_resync_ = true;
   bool fresh_policy_ = true;  // this policy instance has not stepped yet

@@ -45,6 +45,16 @@ class JobMap {
     ++size_;
     return true;
   }
+  // The value of id, a V{} added first if id is absent (as std::map's []).
+  V& operator[](JobId id) {
+    if (2 * (size_ + 1) > slots_.size()) rehash(slots_.empty() ? 16 : 2 * slots_.size());
+    Slot& s = slots_[find_slot(id)];
+    if (!s.used) {
+      s = Slot{id, V{}, true};
+      ++size_;
+    }
+    return s.value;
+  }
   // Maps id to value, whether or not id is present.
   void assign(JobId id, const V& value) {
     if (!insert(id, value)) slots_[find_slot(id)].value = value;

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "model/snapshot.hpp"
+#include "model/snapshot_diff.hpp"
 #include "policy/policy.hpp"
 #include "protocol/los_protocol.h"
 
@@ -71,6 +72,10 @@ struct SnapshotMessage {
   bool private_jobs = false;   // LOS_SNAPSHOT_PRIVATE_JOBS
   bool private_users = false;  // LOS_SNAPSHOT_PRIVATE_USERS
   std::vector<Snapshot> partitions;
+  // The ids of each partition's lists, as the decoder's checks built them
+  // (one per partition, in the same order): losd keeps them for the next
+  // step's diff. Empty in a message built otherwise.
+  std::vector<SnapshotIds> ids;
 };
 
 struct WireDecision {

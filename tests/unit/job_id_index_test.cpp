@@ -65,7 +65,7 @@ TEST(JobMap, InsertsAndErasesAsUnorderedMap) {
     for (int op = 0; op < 40000; ++op) {
       const JobId id = ids[rng() % ids.size()];
       const auto value = static_cast<std::int64_t>(rng() % 1000);
-      switch (rng() % 4) {
+      switch (rng() % 5) {
         case 0:
         case 1:
           ASSERT_EQ(map.insert(id, value), expected.emplace(id, value).second) << id;
@@ -73,6 +73,10 @@ TEST(JobMap, InsertsAndErasesAsUnorderedMap) {
         case 2:
           map.assign(id, value);
           expected[id] = value;
+          break;
+        case 3:
+          map[id] += value;  // adds a 0 first where absent, as std::unordered_map's []
+          expected[id] += value;
           break;
         default:
           ASSERT_EQ(map.erase(id), expected.erase(id) > 0) << id;

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 
 namespace los::protocol {
@@ -103,6 +104,72 @@ TEST(ProtocolCodec, SnapshotRoundTripDerivesUnits) {
   EXPECT_EQ(p.queue[0].priority, 12345);
   EXPECT_EQ(d.partitions[1].partition, "debug");
   EXPECT_EQ(d.partitions[1].total_units, 0);
+}
+
+// losd diffs each decoded snapshot with the ids the decoder built while it
+// checked them (SnapshotIds): they must be those of the decoded snapshot, so
+// the events equal those of a diff that builds its own.
+TEST(ProtocolCodec, TheDecodersIdsAreTheSnapshotsAndDiffAlike) {
+  std::mt19937_64 rng(17);
+  const auto random_snapshot = [&rng](std::uint64_t seq, JobId first_id) {
+    SnapshotMessage m;
+    m.seq = seq;
+    m.now = 1700000000 + static_cast<Time>(seq);
+    Snapshot p;
+    p.partition = "batch";
+    for (int i = 0; i < 64; ++i) p.nodes.push_back({"node" + std::to_string(i), Node::State::Idle});
+    JobId id = first_id;
+    for (int k = 0; k < 24; ++k) {
+      RunningJob r;
+      r.job.id = id += 1 + rng() % 3;
+      r.job.user = 1;
+      r.job.submit = 1690000000;
+      r.job.estimate = 600;
+      r.job.size = 1;
+      r.start = 1690000100;
+      r.nodes = {k};
+      p.running.push_back(r);
+    }
+    for (int k = 0; k < 300; ++k) {
+      Job q;
+      // mostly consecutive ids, a few far outside the bitmap's window
+      q.id = rng() % 10 == 0 ? static_cast<JobId>(rng() % (JobId{1} << 62)) : (id += 1 + rng() % 3);
+      q.user = static_cast<int>(rng() % 5);
+      q.submit = 1690000000;
+      q.size = 1 + static_cast<int>(rng() % 8);
+      q.estimate = 60 + static_cast<Time>(rng() % 600);
+      p.queue.push_back(q);
+    }
+    std::shuffle(p.queue.begin(), p.queue.end(), rng);
+    m.partitions.push_back(p);
+    return decode_snapshot(payload_of(encode(m, 1)));
+  };
+  const SnapshotMessage a = random_snapshot(1, 1000);
+  const SnapshotMessage b = random_snapshot(2, 1100);  // overlaps a's ids
+  for (const SnapshotMessage* m : {&a, &b}) {
+    ASSERT_EQ(m->ids.size(), m->partitions.size());
+    const Snapshot& s = m->partitions[0];
+    const SnapshotIds built = SnapshotIds::of(s);
+    const SnapshotIds& decoded = m->ids[0];
+    EXPECT_EQ(decoded.pending, built.pending);
+    for (const Snapshot* other : {&a.partitions[0], &b.partitions[0]}) {
+      for (const Job& j : other->queue) EXPECT_EQ(decoded.pending_set.contains(j.id), built.pending_set.contains(j.id));
+      for (const RunningJob& r : other->running) {
+        EXPECT_EQ(decoded.running.find(r.job.id), built.running.find(r.job.id));
+        EXPECT_EQ(decoded.pending_set.contains(r.job.id), built.pending_set.contains(r.job.id));
+      }
+    }
+  }
+  const std::vector<JobId> started = {b.partitions[0].running[0].job.id, a.partitions[0].queue[0].id};
+  const std::vector<SnapshotEvent> with_decoded =
+      diff_snapshots(a.partitions[0], a.ids[0], b.partitions[0], b.ids[0], started);
+  const std::vector<SnapshotEvent> rebuilt = diff_snapshots(a.partitions[0], b.partitions[0], started);
+  ASSERT_EQ(with_decoded.size(), rebuilt.size());
+  EXPECT_GT(with_decoded.size(), 100u);
+  for (std::size_t i = 0; i < rebuilt.size(); ++i) {
+    EXPECT_EQ(with_decoded[i].kind, rebuilt[i].kind) << i;
+    EXPECT_EQ(with_decoded[i].job, rebuilt[i].job) << i;
+  }
 }
 
 TEST(ProtocolCodec, NodesHeldByAnotherPartitionAreNotFree) {
