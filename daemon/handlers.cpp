@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <exception>
 #include <memory>
+#include <optional>
 #include <unordered_map>
 #include <unordered_set>
 #include <utility>
@@ -161,7 +162,9 @@ Bytes RequestHandlers::snapshot(std::span<const std::uint8_t> payload, std::size
     // The policies' step budgets count from the message's receipt: every
     // partition of it shares one reply's time (docs/policies.md, "A step's budget").
     part.received = t0;
-    PartitionScheduler::Outcome o = sched.step(std::move(part), resync, std::move(msg.ids.at(pi)));
+    std::optional<SnapshotIds> ids;
+    if (pi < msg.ids.size()) ids = std::move(msg.ids[pi]);
+    PartitionScheduler::Outcome o = sched.step(std::move(part), resync, std::move(ids));
     forecasts_.invalidate(sched.name());
     metrics_.decision_latency(sched.name(), policy, std::chrono::duration<double>(o.step_time).count());
     if (o.started) metrics_.jobs_started(sched.name(), policy, o.started);
