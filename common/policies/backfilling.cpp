@@ -419,7 +419,11 @@ StepResult BackfillingPolicy::step(const Snapshot& snapshot) {
       if (i == queued) break;
     }
     const Job& job = queue[i];
-    if (holds(job.id)) {
+    // Conservative: once every holder is behind (each visited holder that
+    // still holds is in next_held_order_), the rest of the queue holds
+    // nothing, and no job there needs a look-up in the (large) map.
+    const bool holders_behind = tandem && next_held_order_.size() == reserved_.size();
+    if (!holders_behind && holds(job.id)) {
       if (const Reservation* held = reserved_.find(job.id); held != nullptr) {
         const Reservation r = *held;
         if (r.start == now) {  // its units are already taken: the promise is kept
@@ -448,7 +452,7 @@ StepResult BackfillingPolicy::step(const Snapshot& snapshot) {
     }
     if (!may_reserve) {
       if (free_now <= 0) {
-        if (filling) continue;  // holders due now may come later in the queue
+        if (filling && !holders_behind) continue;  // holders due now may come later in the queue
         break;
       }
       if (job.size > free_now) continue;
