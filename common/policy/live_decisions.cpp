@@ -9,6 +9,12 @@ namespace los {
 
 std::vector<Decision> live_decisions(const Snapshot& snapshot, const std::vector<Decision>& decisions,
                                      const std::string& policy) {
+  // Only a resume with nodes can be a migration: most steps have none, and
+  // then no map of the running jobs is built.
+  const bool any_placed_resume = std::any_of(decisions.begin(), decisions.end(), [](const Decision& d) {
+    return d.kind == Decision::Kind::Resume && !d.nodes.empty();
+  });
+  if (!any_placed_resume) return decisions;
   std::unordered_map<JobId, const RunningJob*> running;
   for (const RunningJob& r : snapshot.running) running[r.job.id] = &r;
   std::unordered_set<JobId> migrating;
