@@ -57,6 +57,14 @@ StepResult LosPolicy::step(const Snapshot& snapshot) {
     std::erase_if(passed_over_, [&](JobId id) { return waiting.count(id) == 0; });
   }
 
+  if (options_.protect == LosProtect::LateInexact) {
+    for (const SnapshotEvent& ev : snapshot.events) {
+      if (ev.kind != SnapshotEvent::Kind::Ended) continue;
+      const double ran = static_cast<double>(std::max<Time>(now - ev.start, 0));
+      const double accuracy = std::min(1.0, ran / static_cast<double>(planned_duration(ev.estimate)));
+      estimate_accuracy_ += (accuracy - estimate_accuracy_) * kEstimateAccuracyWeight;
+    }
+  }
   // LOS keeps no promises between steps, so the profile holds exactly the
   // running jobs and its free count at `now` must be the snapshot's.
   bool freed = false;
@@ -244,7 +252,9 @@ const Job* LosPolicy::start_protected_pick(Time now, LosProtect rule, bool long_
   const bool protect = rule == LosProtect::First || (rule == LosProtect::Long && long_queue) ||
                        (rule == LosProtect::Extra && c.ssize > 0) ||
                        (rule == LosProtect::Once && passed_over_.count(job->id) > 0) ||
-                       (rule == LosProtect::Late && now - job->submit >= planned_duration(job->estimate));
+                       ((rule == LosProtect::Late ||
+                         (rule == LosProtect::LateInexact && estimate_accuracy_ < kExactEstimates)) &&
+                        now - job->submit >= planned_duration(job->estimate));
   if (!protect) return rule == LosProtect::Once ? job : nullptr;
   start_now(*job, now, result);
   free_now -= c.size;
@@ -303,7 +313,7 @@ struct DesignDefaults {
   const char* rest;
   const char* rules;
 };
-constexpr DesignDefaults kHybrid{"fit", "ties", "late", "easy", "long"};
+constexpr DesignDefaults kHybrid{"fit", "ties", "late-inexact", "easy", "long"};
 constexpr DesignDefaults kThesis{"none", "optimal", "none", "none", "every"};
 
 LosMerit merit_named(const std::string& name) {
@@ -336,8 +346,9 @@ PolicyPtr make_variant(const ParamValues& values, bool use_extra, LosMerit thesi
            : keep == "ties"  ? LosKeep::Ties
                              : LosKeep::Optimal;
   const std::string protect = resolved("protect", design.protect);
-  o.protect = protect == "first"   ? LosProtect::First
-              : protect == "late"  ? LosProtect::Late
+  o.protect = protect == "first"          ? LosProtect::First
+              : protect == "late"         ? LosProtect::Late
+              : protect == "late-inexact" ? LosProtect::LateInexact
               : protect == "once"  ? LosProtect::Once
               : protect == "long"  ? LosProtect::Long
               : protect == "extra" ? LosProtect::Extra
@@ -378,11 +389,13 @@ ParamTable make_los_table(std::vector<std::string> design_choices) {
                     "the set EASY's queue-order walk starts from the window unless the selection fills more than "
                     "gain% of the free units beyond it; short: EASY's picks that end by the shadow time first; ties: "
                     "the selection chooses among the sets filling as many units as EASY's walk, never more"),
-      Param::choice("protect", {"auto", "none", "first", "once", "long", "extra", "late"},
+      Param::choice("protect", {"auto", "none", "first", "once", "long", "extra", "late", "late-inexact"},
                     "EASY's first pick from the window (the earliest job that can start now) starts before the "
-                    "selection: auto: hybrid late, thesis none; none: never; first: always; once: when the selection "
-                    "passed it over before; long: when more than lookahead jobs wait behind the blocked head; extra: "
-                    "when it runs past the shadow time; late: when it has waited at least its estimate"),
+                    "selection: auto: hybrid late-inexact, thesis none; none: never; first: always; once: when the "
+                    "selection passed it over before; long: when more than lookahead jobs wait behind the blocked "
+                    "head; extra: when it runs past the shadow time; late: when it has waited at least its "
+                    "estimate; late-inexact: late, while the jobs that ended lately ran less than 0.9 of their "
+                    "estimates on average (not with exact estimates)"),
       Param::choice("rules", {"auto", "long", "every"},
                     "the steps keep and protect apply to: auto: hybrid long, thesis every; long: only where more than "
                     "lookahead jobs wait behind the blocked head (a shorter queue gets the thesis's selection); "

@@ -17,7 +17,8 @@
 # Runs at most LOS_JOBS (default 2) simulations at once, under nice.
 # NODES (env, e.g. "8192"): only the Lublin workloads of these machine sizes.
 # SEEDS (env, default "1 2 3"): the Lublin workloads' seeds (held-out checks
-# use others).
+# use others). ESTIMATES (env, default "modal exact"): the Lublin workloads'
+# estimates, the modal user-estimate model and/or exact ones.
 # TASKS_ONLY=1 (env): print the task lines NAME|WORKLOAD|LOAD and stop (the
 # null comparison, los-issue14-null-replicated.sh, runs the same grid).
 # REPLICATES (env, e.g. "$(seq -s ' ' 1 10)"): replicate every workload once
@@ -37,12 +38,14 @@ traces="${LOS_TRACES:-$root/../shared/traces}"
 mkdir -p "$out"
 
 tasks() {  # NAME|WORKLOAD|LOAD
-  local est nodes load seed t
+  local est kind nodes load seed t
   case "$1" in
     modal1024|lublin|all)
       for est in ":estimates=modal" ""; do for nodes in 1024 8192; do
         [[ $1 == modal1024 && ( $nodes != 1024 || -z $est ) ]] && continue
         [[ -n ${NODES:-} && " $NODES " != *" $nodes "* ]] && continue
+        kind=exact; [[ -n $est ]] && kind=modal
+        [[ " ${ESTIMATES:-modal exact} " != *" $kind "* ]] && continue
         for load in 0.85 0.9 0.95; do for seed in ${SEEDS:-1 2 3}; do
           echo "lublin-$nodes-$seed${est:+-modal}@$load|model:lublin:jobs=100000:nodes=$nodes:seed=$seed$est|$load"
         done; done; done; done ;;

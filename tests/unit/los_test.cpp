@@ -470,8 +470,50 @@ TEST(LosPolicy, HybridRunsTheThesisOnAShortQueueAndReDecidesEasysTiesOnALongOne)
   EXPECT_EQ(step_keep("los", waited_short), (std::set<JobId>{2, 4}));
 }
 
+TEST(LosPolicy, ProtectLateInexactStopsWhileTheEndedJobsRanTheirEstimates) {
+  // The hybrid's long-queue step of the test above: job 2 (EASY's first
+  // pick) has waited its estimate; protect=late starts it, none does not.
+  Snapshot waited = behind_blocked_head(6, {{3, 10}, {2, 10}, {3, 10}});
+  waited.queue.push_back(test::job(5, 0, 9, 10));
+  waited.queue.push_back(test::job(6, 0, 9, 10));
+  waited.queue[1].submit = -10;
+  waited.queue[3].submit = -1000;
+  const std::string spec = "los:lookahead=3:protect=late-inexact";
+  ASSERT_EQ(step_keep("los:lookahead=3:protect=late", waited), (std::set<JobId>{2, 3}));
+  ASSERT_EQ(step_keep("los:lookahead=3:protect=none", waited), (std::set<JobId>{3, 4}));
+  // No job has ended yet: estimates count as inexact, so late applies.
+  EXPECT_EQ(step_keep(spec, waited), (std::set<JobId>{2, 3}));
+  // n jobs ended at this step, each after `ran` of its 100 s estimate.
+  auto after_ends = [&](int n, Time ran) {
+    Snapshot s = waited;
+    for (int i = 0; i < n; ++i) {
+      SnapshotEvent ended{SnapshotEvent::Kind::Ended, static_cast<JobId>(1000 + i), 1, s.now - ran, 100};
+      s.events.push_back(ended);
+    }
+    return s;
+  };
+  // Exact estimates: the average reaches 0.9 after 147 ends (1 - (63/64)^n).
+  EXPECT_EQ(step_keep(spec, after_ends(146, 100)), (std::set<JobId>{2, 3}));
+  EXPECT_EQ(step_keep(spec, after_ends(147, 100)), (std::set<JobId>{3, 4}));
+  // Jobs that ran half their estimates (or ended at once, or ran past it,
+  // counted as 1) keep the protection on, however many.
+  EXPECT_EQ(step_keep(spec, after_ends(1000, 50)), (std::set<JobId>{2, 3}));
+  EXPECT_EQ(step_keep(spec, after_ends(1000, 0)), (std::set<JobId>{2, 3}));
+  EXPECT_EQ(step_keep(spec, after_ends(1000, 200)), (std::set<JobId>{3, 4}));
+  // The average is kept between steps: a policy that saw exact ends stops
+  // protecting, and turns back after enough short runs.
+  PolicyPtr p = make_policy(spec);
+  EXPECT_EQ(started(p->step(after_ends(200, 100))), (std::set<JobId>{3, 4}));
+  EXPECT_EQ(started(p->step(after_ends(2, 10))), (std::set<JobId>{3, 4}));  // 0.957 -> 0.930
+  EXPECT_EQ(started(p->step(after_ends(200, 10))), (std::set<JobId>{2, 3}));
+  // Given explicitly it applies under design=thesis too (no job has ended:
+  // as late does).
+  EXPECT_EQ(step_keep("los:design=thesis:keep=ties:protect=late-inexact:lookahead=3", waited),
+            step_keep("los:design=thesis:keep=ties:protect=late:lookahead=3", waited));
+}
+
 TEST(LosPolicy, DesignSetsTheDefaultsOfTheKeysLeftAtAuto) {
-  // design=hybrid is gate=fit, keep=ties, protect=late, rest=easy,
+  // design=hybrid is gate=fit, keep=ties, protect=late-inexact, rest=easy,
   // rules=long and (los, los-maxsd) the expected slowdown as merit;
   // design=thesis is the thesis's algorithm. Explicit keys win either way.
   // Whole simulations: the spelled-out design gives the same schedule.
@@ -481,9 +523,9 @@ TEST(LosPolicy, DesignSetsTheDefaultsOfTheKeysLeftAtAuto) {
   }
   const Workload w = test::workload(16, jobs);
   const std::pair<const char*, const char*> same[] = {
-      {"los", "los:design=thesis:gate=fit:keep=ties:protect=late:rest=easy:rules=long:merit=slowdown"},
+      {"los", "los:design=thesis:gate=fit:keep=ties:protect=late-inexact:rest=easy:rules=long:merit=slowdown"},
       {"los-maxsd", "los"},
-      {"los-maxjobs", "los-maxjobs:design=thesis:gate=fit:keep=ties:protect=late:rest=easy:rules=long"},
+      {"los-maxjobs", "los-maxjobs:design=thesis:gate=fit:keep=ties:protect=late-inexact:rest=easy:rules=long"},
       {"los:design=thesis", "los:gate=none:keep=optimal:protect=none:rest=none:rules=every:merit=none"},
       {"los-basic", "los-basic:design=thesis"},
       {"los:protect=none", "los:design=thesis:gate=fit:keep=ties:rest=easy:rules=long:merit=slowdown"},
