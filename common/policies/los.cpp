@@ -249,12 +249,11 @@ const Job* LosPolicy::start_protected_pick(Time now, LosProtect rule, bool long_
   if (i == problem_.jobs.size()) return nullptr;
   const LosCandidate c = problem_.jobs[i];
   const Job* job = candidates_[i];
-  const bool protect = rule == LosProtect::First || (rule == LosProtect::Long && long_queue) ||
-                       (rule == LosProtect::Extra && c.ssize > 0) ||
-                       (rule == LosProtect::Once && passed_over_.count(job->id) > 0) ||
-                       ((rule == LosProtect::Late ||
-                         (rule == LosProtect::LateInexact && estimate_accuracy_ < kExactEstimates)) &&
-                        now - job->submit >= planned_duration(job->estimate));
+  const bool protect =
+      rule == LosProtect::First || (rule == LosProtect::Long && long_queue) ||
+      (rule == LosProtect::Extra && c.ssize > 0) || (rule == LosProtect::Once && passed_over_.count(job->id) > 0) ||
+      ((rule == LosProtect::Late || (rule == LosProtect::LateInexact && estimate_accuracy_ < kExactEstimates)) &&
+       now - job->submit >= planned_duration(job->estimate));
   if (!protect) return rule == LosProtect::Once ? job : nullptr;
   start_now(*job, now, result);
   free_now -= c.size;
@@ -349,10 +348,10 @@ PolicyPtr make_variant(const ParamValues& values, bool use_extra, LosMerit thesi
   o.protect = protect == "first"          ? LosProtect::First
               : protect == "late"         ? LosProtect::Late
               : protect == "late-inexact" ? LosProtect::LateInexact
-              : protect == "once"  ? LosProtect::Once
-              : protect == "long"  ? LosProtect::Long
-              : protect == "extra" ? LosProtect::Extra
-                                   : LosProtect::None;
+              : protect == "once"         ? LosProtect::Once
+              : protect == "long"         ? LosProtect::Long
+              : protect == "extra"        ? LosProtect::Extra
+                                          : LosProtect::None;
   o.gain = static_cast<int>(values.integer("gain"));
   o.window = values.choice("window") == "admissible" ? LosWindow::Admissible : LosWindow::Fit;
   const std::string gate = resolved("gate", design.gate);
