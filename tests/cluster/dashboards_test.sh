@@ -65,10 +65,12 @@ log "${#dashboards[@]} dashboards match @grafana/schema $(sed -n 's/.*"version":
 metrics_port="$(free_port_range 1)" || fail "no free port for losd's metrics"
 wait_log "unusable .* scheduling by the 'easy' fallback" 0 30 >/dev/null
 LOSD_METRICS="127.0.0.1:$metrics_port" losd_start easy
+# Read after losd's first snapshot (its time gauge appears then; the flag is
+# recorded just before it): a connection alone may be scraped before that.
 seen=""
-for _ in $(seq 1 50); do
+for _ in $(seq 1 100); do
   m="$(curl -sf "http://127.0.0.1:$metrics_port/metrics")"
-  if grep -qx "los_plugin_connections 1" <<<"$m"; then
+  if grep -q "^los_last_snapshot_timestamp_seconds " <<<"$m"; then
     seen="$(grep -x "los_plugin_fallback [01]" <<<"$m")"
     break
   fi
