@@ -495,8 +495,8 @@ TEST(LosPolicy, ProtectLateInexactStopsWhileTheEndedJobsRanTheirEstimates) {
   // Exact estimates: the average reaches 0.9 after 147 ends (1 - (63/64)^n).
   EXPECT_EQ(step_keep(spec, after_ends(146, 100)), (std::set<JobId>{2, 3}));
   EXPECT_EQ(step_keep(spec, after_ends(147, 100)), (std::set<JobId>{3, 4}));
-  // Jobs that ran half their estimates (or ended at once, or ran past it,
-  // counted as 1) keep the protection on, however many.
+  // Jobs that ran half their estimates, or ended at once, keep the
+  // protection on, however many; a run past the estimate counts as exact (1).
   EXPECT_EQ(step_keep(spec, after_ends(1000, 50)), (std::set<JobId>{2, 3}));
   EXPECT_EQ(step_keep(spec, after_ends(1000, 0)), (std::set<JobId>{2, 3}));
   EXPECT_EQ(step_keep(spec, after_ends(1000, 200)), (std::set<JobId>{3, 4}));
