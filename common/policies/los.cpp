@@ -16,6 +16,22 @@ std::int64_t los_slowdown_merit(Time now, Time submit, Time estimate) {
   return ((wait + d) * kMicro + d / 2) / d;
 }
 
+void weigh_jobs_over_slowdown(std::vector<LosCandidate>& window) {
+  // Each job weighs more than the slowdowns of the whole window together, so
+  // a set with more jobs always wins and the slowdowns only break ties. The
+  // slowdowns are halved until (q + 1) weights fit far inside int64 (with the
+  // default window they never are: 50 * 10^12 per weight).
+  if (window.empty()) return;
+  std::int64_t largest = 0;
+  for (const LosCandidate& c : window) largest = std::max(largest, c.merit);
+  const auto q = static_cast<__int128>(window.size());
+  constexpr __int128 kLimit = static_cast<__int128>(1) << 62;
+  int shift = 0;
+  while ((q + 1) * (q * (largest >> shift) + 1) > kLimit) ++shift;
+  const std::int64_t weight = static_cast<std::int64_t>(q * (largest >> shift) + 1);
+  for (LosCandidate& c : window) c.merit = weight + (c.merit >> shift);
+}
+
 namespace {
 
 // The first position p >= from at which a job may have size <= units and
@@ -151,7 +167,7 @@ StepResult LosPolicy::step(const Snapshot& snapshot) {
   // WQ': the next jobs that fit now, at most `lookahead` of them.
   problem_.jobs.clear();
   candidates_.clear();
-  const bool merit_slowdown = options_.merit == LosMerit::MaxSlowdown;
+  const LosMerit merit = options_.merit;
   for (pos = skip_to_size(queue, pos, free_now);
        pos < queue.size() && candidates_.size() < static_cast<std::size_t>(options_.lookahead);
        pos = skip_to_size(queue, pos + 1, free_now)) {
@@ -162,12 +178,14 @@ StepResult LosPolicy::step(const Snapshot& snapshot) {
     c.size = j.size;
     c.ssize = (shadow >= kTimeInfinity || now + d <= shadow) ? 0 : j.size;
     if (options_.window == LosWindow::Admissible && c.ssize > std::min<std::int64_t>(extra, free_now)) continue;
-    c.merit = options_.merit == LosMerit::MaxJobs ? 1
-              : merit_slowdown                    ? los_slowdown_merit(now, j.submit, j.estimate)
-                                                  : 0;
+    c.merit = merit == LosMerit::MaxJobs ? 1
+              : merit == LosMerit::MaxSlowdown || merit == LosMerit::MaxJobsThenSlowdown
+                  ? los_slowdown_merit(now, j.submit, j.estimate)
+                  : 0;
     problem_.jobs.push_back(c);
     candidates_.push_back(&j);
   }
+  if (merit == LosMerit::MaxJobsThenSlowdown) weigh_jobs_over_slowdown(problem_.jobs);
   std::int64_t extra_left = std::min<std::int64_t>(extra, free_now);
   if (keep == LosKeep::Short) {
     // EASY's walk over the window; the jobs it starts that end by the shadow
@@ -316,7 +334,10 @@ constexpr DesignDefaults kHybrid{"fit", "ties", "late-inexact", "easy", "long"};
 constexpr DesignDefaults kThesis{"none", "optimal", "none", "none", "every"};
 
 LosMerit merit_named(const std::string& name) {
-  return name == "jobs" ? LosMerit::MaxJobs : name == "slowdown" ? LosMerit::MaxSlowdown : LosMerit::None;
+  return name == "jobs"            ? LosMerit::MaxJobs
+         : name == "slowdown"      ? LosMerit::MaxSlowdown
+         : name == "jobs-slowdown" ? LosMerit::MaxJobsThenSlowdown
+                                   : LosMerit::None;
 }
 
 // thesis_merit: the variant's merit in the thesis; hybrid_merit: its merit
@@ -371,10 +392,12 @@ ParamTable make_los_table(std::vector<std::string> design_choices) {
                     "selection re-decides (the defaults of the keys below), on a shorter one the thesis's selection; "
                     "thesis: the thesis's algorithm in every step. Keys left at auto follow the design "
                     "(docs/los.md)"),
-      Param::choice("merit", {"auto", "none", "jobs", "slowdown"},
+      Param::choice("merit", {"auto", "none", "jobs", "slowdown", "jobs-slowdown"},
                     "the selection's last key between sets equal in units and shadow use: auto: the variant's "
-                    "(los: slowdown with design=hybrid, none with thesis; los-maxjobs: jobs; los-maxsd: slowdown; "
-                    "los-basic: none); none; jobs: the most jobs; slowdown: the largest sum of expected slowdowns"),
+                    "(los: slowdown with design=hybrid, none with thesis; los-maxjobs: jobs-slowdown with hybrid, jobs "
+                    "with thesis; los-maxsd: slowdown; los-basic: none); none; jobs: the most jobs; slowdown: the "
+                    "largest sum of expected slowdowns; jobs-slowdown: the most jobs, then the largest sum of "
+                    "expected slowdowns"),
       Param::integer("lookahead", LosOptions{}.lookahead, 1, 1000000, "waiting jobs the selection considers (C)"),
       Param::choice("traceback", {"bypassed-first", "selected-first", "head-first"},
                     "which of equally good sets is chosen"),
@@ -439,7 +462,7 @@ PolicyPtr make_los_basic(const ParamValues& values, RunMode) {
   return make_variant(values, false, LosMerit::None, LosMerit::None);
 }
 PolicyPtr make_los_maxjobs(const ParamValues& values, RunMode) {
-  return make_variant(values, true, LosMerit::MaxJobs, LosMerit::MaxJobs);
+  return make_variant(values, true, LosMerit::MaxJobs, LosMerit::MaxJobsThenSlowdown);
 }
 PolicyPtr make_los_maxsd(const ParamValues& values, RunMode) {
   return make_variant(values, true, LosMerit::MaxSlowdown, LosMerit::MaxSlowdown);

@@ -27,9 +27,10 @@
 //      With queues far longer than C the thesis's LOS starves the jobs past
 //      the window that EASY would start at once; see docs/los.md.
 //   The default design=hybrid (issue 14, docs/los.md) is gate=fit,
-//   keep=ties, protect=late, rest=easy and rules=long, with the expected
-//   slowdown as the merit of los and los-maxsd; design=thesis is the
-//   thesis's algorithm, literally.
+//   keep=ties, protect=late-inexact, rest=easy and rules=long, with the
+//   expected slowdown as the merit of los and los-maxsd and as the tie-break
+//   among sets of as many jobs of los-maxjobs (merit=jobs-slowdown);
+//   design=thesis is the thesis's algorithm, literally.
 //   The parameters (issue 14, each measured in docs/los.md): gate=fit|
 //   queue makes a step EASY's when the window misses jobs; keep=easy starts
 //   EASY's set from the window unless the selection fills gain% more;
@@ -56,7 +57,10 @@
 
 namespace los {
 
-enum class LosMerit { None, MaxJobs, MaxSlowdown };
+// The selection's last key: None; MaxJobs, the most jobs; MaxSlowdown, the
+// largest sum of expected slowdowns; MaxJobsThenSlowdown, the most jobs and,
+// among sets with as many, the largest sum of expected slowdowns.
+enum class LosMerit { None, MaxJobs, MaxSlowdown, MaxJobsThenSlowdown };
 enum class LosHead { Loop, Once };
 // Jobs past the lookahead window: the thesis never looks at them (None); Easy
 // backfills them after the selection, in queue order, under the same
@@ -192,6 +196,11 @@ inline constexpr double kEstimateAccuracyWeight = 1.0 / 64;
 // Expected slowdown if started at `now`, in micro-units (the Max-Slowdown
 // merit), capped at a slowdown of 10^6.
 std::int64_t los_slowdown_merit(Time now, Time submit, Time estimate);
+
+// merit=jobs-slowdown: turns a window whose merits are expected slowdowns
+// into merits that rank sets by their number of jobs first, then by the sum
+// of those slowdowns (the comparison of any two subsets is exact).
+void weigh_jobs_over_slowdown(std::vector<LosCandidate>& window);
 
 // Every LOS variant takes these parameters; los-basic's table differs only
 // in its default design (thesis: without extra units, the hybrid's EASY

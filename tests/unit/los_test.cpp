@@ -144,6 +144,33 @@ TEST(LosSelect, MaxSlowdownVectors) {
   }
 }
 
+TEST(LosSelect, JobsThenSlowdownCountsJobsFirstAndBreaksTheirTiesBySlowdown) {
+  // Two free units, none reserved: A (2 units, slowdown 10), B (1, 1), C (1, 2),
+  // D (1, 3). Each merit picks another set filling both units.
+  LosProblem p;
+  p.jobs = {{2, 0, 10}, {1, 0, 1}, {1, 0, 2}, {1, 0, 3}};
+  p.free_now = 2;
+  p.extra = 0;
+  EXPECT_EQ(both_solvers(p, {2, 0, 10}), (std::vector<std::size_t>{0}));  // slowdown: A
+  LosProblem jobs = p;
+  for (LosCandidate& c : jobs.jobs) c.merit = 1;
+  EXPECT_EQ(both_solvers(jobs, {2, 0, 2}), (std::vector<std::size_t>{1, 2}));  // jobs: the first pair
+  LosProblem both = p;
+  weigh_jobs_over_slowdown(both.jobs);
+  // A job weighs 4 * 10 + 1, more than every slowdown together.
+  EXPECT_EQ(both.jobs[0].merit, 41 + 10);
+  EXPECT_EQ(both.jobs[1].merit, 41 + 1);
+  EXPECT_EQ(both_solvers(both, {2, 0, 2 * 41 + 5}), (std::vector<std::size_t>{2, 3}));  // the pair C, D
+  // Slowdowns too large for the weight are halved until (q + 1) weights fit
+  // in 2^62; the order between sets of as many jobs survives.
+  LosProblem huge;
+  huge.jobs = {{1, 0, std::int64_t{1} << 61}, {1, 0, (std::int64_t{1} << 61) + (std::int64_t{1} << 40)}, {2, 0, 0}};
+  huge.free_now = 2;
+  weigh_jobs_over_slowdown(huge.jobs);
+  EXPECT_LT(huge.jobs[0].merit, huge.jobs[1].merit);
+  EXPECT_EQ(both_solvers(huge, {2, 0, huge.jobs[0].merit + huge.jobs[1].merit}), (std::vector<std::size_t>{0, 1}));
+}
+
 TEST(LosSelect, RejectsMalformedCandidates) {
   LosProblem p = worked_example();
   p.jobs[2].ssize = 2;  // neither 0 nor the size 1
@@ -514,7 +541,8 @@ TEST(LosPolicy, ProtectLateInexactStopsWhileTheEndedJobsRanTheirEstimates) {
 
 TEST(LosPolicy, DesignSetsTheDefaultsOfTheKeysLeftAtAuto) {
   // design=hybrid is gate=fit, keep=ties, protect=late-inexact, rest=easy,
-  // rules=long and (los, los-maxsd) the expected slowdown as merit;
+  // rules=long and the expected slowdown as merit (los, los-maxsd) or as the
+  // tie-break among sets with as many jobs (los-maxjobs);
   // design=thesis is the thesis's algorithm. Explicit keys win either way.
   // Whole simulations: the spelled-out design gives the same schedule.
   std::vector<Job> jobs;
@@ -525,7 +553,9 @@ TEST(LosPolicy, DesignSetsTheDefaultsOfTheKeysLeftAtAuto) {
   const std::pair<const char*, const char*> same[] = {
       {"los", "los:design=thesis:gate=fit:keep=ties:protect=late-inexact:rest=easy:rules=long:merit=slowdown"},
       {"los-maxsd", "los"},
-      {"los-maxjobs", "los-maxjobs:design=thesis:gate=fit:keep=ties:protect=late-inexact:rest=easy:rules=long"},
+      {"los-maxjobs",
+       "los-maxjobs:design=thesis:gate=fit:keep=ties:protect=late-inexact:rest=easy:rules=long:merit=jobs-slowdown"},
+      {"los-maxjobs:design=thesis", "los-maxjobs:gate=none:keep=optimal:protect=none:rest=none:rules=every:merit=jobs"},
       {"los:design=thesis", "los:gate=none:keep=optimal:protect=none:rest=none:rules=every:merit=none"},
       {"los-basic", "los-basic:design=thesis"},
       {"los:protect=none", "los:design=thesis:gate=fit:keep=ties:rest=easy:rules=long:merit=slowdown"},
