@@ -140,7 +140,7 @@ done
 # merit variant, the thesis's three and the hybrid with one part changed at a
 # time, on 36 Lublin-Feitelson and 18 Cirne-Berman workloads and every shared
 # trace at loads 0.5-0.95, ten jittered replicates each; then the hybrid and
-# the thesis's los on the held-out Lublin seeds 4-6.
+# the thesis's three on the held-out Lublin seeds 4-6.
 longqueue="los,los-maxjobs,los:design=thesis,los-maxjobs:design=thesis,los-maxsd:design=thesis"
 longqueue+=",los:merit=none,los:rules=every,los:protect=none,los:gate=none,los:keep=optimal"
 for grid in lublin cirne traces; do
@@ -148,7 +148,8 @@ for grid in lublin cirne traces; do
     "$data/longqueue" "$build" >/dev/null
 done
 SEEDS="4 5 6" REPLICATES="$(seq -s ' ' 1 10)" LOS_JOBS="$jobs" "$root/scripts/results/los-issue14.sh" lublin \
-  "los,los-maxjobs,los:design=thesis" "$data/heldout" "$build" >/dev/null
+  "los,los-maxjobs,los:design=thesis,los-maxjobs:design=thesis,los-maxsd:design=thesis" "$data/heldout" \
+  "$build" >/dev/null
 
 python3 "$root/scripts/results/los_report.py" "$data" "$out" "$root/docs/results/los.md" \
   "$(cd "$root" && git rev-parse --short HEAD 2>/dev/null || echo unknown)" "$(uname -srm); $(nproc) cores"

@@ -112,9 +112,41 @@ def replicated(out):
         for p in policies:
             c = by_policy[p]
             print(f"| `{p}` | {g} ({sum(c)}) | {c[0]} | {c[1]} | {c[2]} |")
+    own_thesis(groups, policies)
     versus = os.environ.get("VERSUS")
     if versus and versus in policies:
         against(groups, policies, versus)
+
+
+# Each hybrid spelling and the thesis algorithms it must not fall behind where
+# they beat the baseline (issue 14: "stay at least as good as today's los where
+# today's already wins", and the same for the merit variants; the hybrid
+# los-maxsd is los).
+OWN_THESIS = [("los", "los:design=thesis"), ("los", "los-maxsd:design=thesis"),
+              ("los-maxjobs", "los-maxjobs:design=thesis")]
+
+
+def own_thesis(groups, policies):
+    pairs = [(h, t) for h, t in OWN_THESIS if h in policies and t in policies]
+    if not pairs:
+        return
+    print("\neach hybrid variant against its own thesis algorithm, on the workloads where that algorithm is better "
+          "than the baseline (thesis - hybrid, 90% t CI across replicates)\n")
+    print("| hybrid | thesis algorithm | workloads | better | worse | undecided | worse on |\n|---|---|---|---|---|---|---|")
+    for hybrid, thesis in pairs:
+        h, t = policies.index(hybrid) + 1, policies.index(thesis) + 1
+        by_group = {}
+        for name, runs in sorted(groups.items()):
+            if verdict(across([r[t]["vs_baseline"]["bsld"]["mean"] for r in runs])) != 0:
+                continue
+            d = across([r[t]["mean_bsld"] - r[h]["mean_bsld"] for r in runs])
+            c = by_group.setdefault(group_name(name), [0, 0, 0, []])
+            c[verdict(d)] += 1
+            if verdict(d) == 1:
+                c[3].append(name)
+        for g, c in by_group.items():
+            worse = ", ".join(c[3][:4]) + (f" and {len(c[3]) - 4} more" if len(c[3]) > 4 else "")
+            print(f"| `{hybrid}` | `{thesis}` | {g} ({sum(c[:3])}) | {c[0]} | {c[1]} | {c[2]} | {worse or '—'} |")
 
 
 def against(groups, policies, ref):
