@@ -198,8 +198,9 @@ inline constexpr double kEstimateAccuracyWeight = 1.0 / 64;
 std::int64_t los_slowdown_merit(Time now, Time submit, Time estimate);
 
 // merit=jobs-slowdown: turns a window whose merits are expected slowdowns
-// into merits that rank sets by their number of jobs first, then by the sum
-// of those slowdowns (the comparison of any two subsets is exact).
+// into merits that rank sets by their number of jobs first (exactly), then
+// by the sum of those slowdowns (halved when they are too large to add up
+// inside int64 with the weights, never at the default window).
 void weigh_jobs_over_slowdown(std::vector<LosCandidate>& window);
 
 // Every LOS variant takes these parameters; los-basic's table differs only
