@@ -167,7 +167,6 @@ StepResult LosPolicy::step(const Snapshot& snapshot) {
   // WQ': the next jobs that fit now, at most `lookahead` of them.
   problem_.jobs.clear();
   candidates_.clear();
-  const LosMerit merit = options_.merit;
   for (pos = skip_to_size(queue, pos, free_now);
        pos < queue.size() && candidates_.size() < static_cast<std::size_t>(options_.lookahead);
        pos = skip_to_size(queue, pos + 1, free_now)) {
@@ -178,14 +177,14 @@ StepResult LosPolicy::step(const Snapshot& snapshot) {
     c.size = j.size;
     c.ssize = (shadow >= kTimeInfinity || now + d <= shadow) ? 0 : j.size;
     if (options_.window == LosWindow::Admissible && c.ssize > std::min<std::int64_t>(extra, free_now)) continue;
-    c.merit = merit == LosMerit::MaxJobs ? 1
-              : merit == LosMerit::MaxSlowdown || merit == LosMerit::MaxJobsThenSlowdown
+    c.merit = options_.merit == LosMerit::MaxJobs ? 1
+              : options_.merit == LosMerit::MaxSlowdown || options_.merit == LosMerit::MaxJobsThenSlowdown
                   ? los_slowdown_merit(now, j.submit, j.estimate)
                   : 0;
     problem_.jobs.push_back(c);
     candidates_.push_back(&j);
   }
-  if (merit == LosMerit::MaxJobsThenSlowdown) weigh_jobs_over_slowdown(problem_.jobs);
+  if (options_.merit == LosMerit::MaxJobsThenSlowdown) weigh_jobs_over_slowdown(problem_.jobs);
   std::int64_t extra_left = std::min<std::int64_t>(extra, free_now);
   if (keep == LosKeep::Short) {
     // EASY's walk over the window; the jobs it starts that end by the shadow
