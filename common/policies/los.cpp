@@ -73,7 +73,7 @@ StepResult LosPolicy::step(const Snapshot& snapshot) {
     std::erase_if(passed_over_, [&](JobId id) { return waiting.count(id) == 0; });
   }
 
-  if (options_.protect == LosProtect::LateInexact) {
+  if (options_.protect == LosProtect::LateInexact || options_.rules == LosRules::LongInexact) {
     for (const SnapshotEvent& ev : snapshot.events) {
       if (ev.kind != SnapshotEvent::Kind::Ended) continue;
       const double ran = static_cast<double>(std::max<Time>(now - ev.start, 0));
@@ -140,7 +140,9 @@ StepResult LosPolicy::step(const Snapshot& snapshot) {
   if (!options_.use_extra) extra = 0;
   if (free_now <= 0) return result;
   const std::size_t window_begin = pos;
-  if (options_.gate != LosGate::None) {
+  // rules=long-inexact with exact estimates: the thesis's step, gate included.
+  const bool exact_step = options_.rules == LosRules::LongInexact && estimate_accuracy_ >= kExactEstimates;
+  if (options_.gate != LosGate::None && !exact_step) {
     const auto window = static_cast<std::size_t>(options_.lookahead);
     std::size_t counted = 0;
     if (options_.gate == LosGate::Queue) {
@@ -160,7 +162,7 @@ StepResult LosPolicy::step(const Snapshot& snapshot) {
   // A long queue: more jobs wait behind the blocked head than the window
   // holds. With rules=long a step on a shorter one is the thesis's.
   const bool long_queue = queue.size() - window_begin > static_cast<std::size_t>(options_.lookahead);
-  const bool thesis_step = options_.rules == LosRules::Long && !long_queue;
+  const bool thesis_step = (options_.rules != LosRules::Every && !long_queue) || exact_step;
   const LosKeep keep = thesis_step ? LosKeep::Optimal : options_.keep;
   const LosProtect protect = thesis_step ? LosProtect::None : options_.protect;
 
@@ -329,7 +331,7 @@ struct DesignDefaults {
   const char* rest;
   const char* rules;
 };
-constexpr DesignDefaults kHybrid{"fit", "ties", "late-inexact", "easy", "long"};
+constexpr DesignDefaults kHybrid{"fit", "ties", "late-inexact", "easy", "long-inexact"};
 constexpr DesignDefaults kThesis{"none", "optimal", "none", "none", "every"};
 
 LosMerit merit_named(const std::string& name) {
@@ -379,7 +381,8 @@ PolicyPtr make_variant(const ParamValues& values, bool use_extra, LosMerit thesi
   const std::string select = values.choice("select");
   o.select = select == "queue" ? LosSelect::Queue : select == "long-queue" ? LosSelect::LongQueue : LosSelect::Thesis;
   o.extra = values.choice("extra") == "thesis" ? LosExtra::Thesis : LosExtra::Profile;
-  o.rules = resolved("rules", design.rules) == "long" ? LosRules::Long : LosRules::Every;
+  const std::string rules = resolved("rules", design.rules);
+  o.rules = rules == "long" ? LosRules::Long : rules == "long-inexact" ? LosRules::LongInexact : LosRules::Every;
   return std::make_unique<LosPolicy>(o, values.canonical());
 }
 
@@ -387,10 +390,10 @@ PolicyPtr make_variant(const ParamValues& values, bool use_extra, LosMerit thesi
 ParamTable make_los_table(std::vector<std::string> design_choices) {
   return {
       Param::choice("design", std::move(design_choices),
-                    "hybrid: on a queue longer than lookahead behind the blocked head, EASY's step whose ties the "
-                    "selection re-decides (the defaults of the keys below), on a shorter one the thesis's selection; "
-                    "thesis: the thesis's algorithm in every step. Keys left at auto follow the design "
-                    "(docs/los.md)"),
+                    "hybrid: on a queue longer than lookahead behind the blocked head, while estimates run long, "
+                    "EASY's step whose ties the selection re-decides (the defaults of the keys below), otherwise the "
+                    "thesis's selection; thesis: the thesis's algorithm in every step. Keys left at auto follow the "
+                    "design (docs/los.md)"),
       Param::choice("merit", {"auto", "none", "jobs", "slowdown", "jobs-slowdown"},
                     "the selection's last key between sets equal in units and shadow use: auto: the variant's "
                     "(los: slowdown with design=hybrid, none with thesis; los-maxjobs: jobs-slowdown with hybrid, jobs "
@@ -417,9 +420,11 @@ ParamTable make_los_table(std::vector<std::string> design_choices) {
                     "head; extra: when it runs past the shadow time; late: when it has waited at least its "
                     "estimate; late-inexact: late, while the jobs that ended lately ran less than 0.9 of their "
                     "estimates on average (not with exact estimates)"),
-      Param::choice("rules", {"auto", "long", "every"},
-                    "the steps keep and protect apply to: auto: hybrid long, thesis every; long: only where more than "
-                    "lookahead jobs wait behind the blocked head (a shorter queue gets the thesis's selection); "
+      Param::choice("rules", {"auto", "long", "long-inexact", "every"},
+                    "the steps gate, keep and protect apply to: auto: hybrid long-inexact, thesis every; long: "
+                    "only where more than lookahead jobs wait behind the blocked head (a shorter queue gets the "
+                    "thesis's selection); long-inexact: long, while the jobs that ended lately ran less than 0.9 "
+                    "of their estimates on average (with exact estimates every step is the thesis's selection); "
                     "every: every step"),
       Param::integer("gain", LosOptions{}.gain, 0, 100,
                      "with keep=easy: percent of the free units the selection must fill beyond EASY's set"),

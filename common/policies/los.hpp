@@ -27,7 +27,7 @@
 //      With queues far longer than C the thesis's LOS starves the jobs past
 //      the window that EASY would start at once; see docs/los.md.
 //   The default design=hybrid (issue 14, docs/los.md) is gate=fit,
-//   keep=ties, protect=late-inexact, rest=easy and rules=long, with the
+//   keep=ties, protect=late-inexact, rest=easy and rules=long-inexact, with the
 //   expected slowdown as the merit of los and los-maxsd and as the tie-break
 //   among sets of as many jobs of los-maxjobs (merit=jobs-slowdown);
 //   design=thesis is the thesis's algorithm, literally.
@@ -121,13 +121,17 @@ enum class LosSelect { Thesis, Queue, LongQueue };
 // at the shadow time after that one does not count.
 enum class LosExtra { Profile, Thesis };
 
-// Which steps keep and protect apply to. Every: all of them. Long: only the
-// steps where more than `lookahead` jobs wait behind the blocked head; a step
-// on a shorter queue (the window holds every waiting job that fits) runs the
-// thesis's selection (keep=optimal, protect=none). The hybrid design (issue
-// 14, docs/los.md): the thesis's selection wins on short queues, and EASY's
-// set with its ties re-decided is never worse than EASY on long ones.
-enum class LosRules { Every, Long };
+// Which steps gate, keep and protect apply to. Every: all of them. Long: only
+// the steps where more than `lookahead` jobs wait behind the blocked head; a
+// step on a shorter queue (the window holds every waiting job that fits) runs
+// the thesis's selection (keep=optimal, protect=none). LongInexact: Long
+// while the estimates run long (the average of protect=late-inexact below
+// kExactEstimates); with exact estimates every step runs the thesis's
+// selection, gate included (rest still applies). The hybrid design (issue 14,
+// docs/los.md): the thesis's selection wins on short queues and, with exact
+// estimates, on long ones; with inexact estimates EASY's set with its ties
+// re-decided is never worse than EASY on long queues.
+enum class LosRules { Every, Long, LongInexact };
 
 struct LosOptions {
   bool use_extra = true;  // false: los-basic
@@ -180,13 +184,13 @@ class LosPolicy final : public Policy {
   std::vector<std::size_t> greedy_;
   std::vector<JobId> started_;
   std::unordered_set<JobId> passed_over_;  // protect=once: picks the selection passed over
-  // protect=late-inexact: an exponential average of run time / estimate (at
-  // most 1) over the jobs that ended, weight kEstimateAccuracyWeight; 0 (run
-  // long) until jobs end.
+  // protect=late-inexact, rules=long-inexact: an exponential average of run
+  // time / estimate (at most 1) over the jobs that ended, weight
+  // kEstimateAccuracyWeight; 0 (run long) until jobs end.
   double estimate_accuracy_ = 0;
 };
 
-// protect=late-inexact: estimates count as exact while the average above is
+// protect=late-inexact, rules=long-inexact: estimates count as exact while the average above is
 // at least this (exact estimates give 1; the shared archive traces' user
 // estimates 0.31-0.47), and each ended job weighs this much in it (about the
 // last 64 jobs).

@@ -505,7 +505,9 @@ TEST(LosPolicy, ProtectLateInexactStopsWhileTheEndedJobsRanTheirEstimates) {
   waited.queue.push_back(test::job(6, 0, 9, 10));
   waited.queue[1].submit = -10;
   waited.queue[3].submit = -1000;
-  const std::string spec = "los:lookahead=3:protect=late-inexact";
+  // rules=long: the protection alone (the hybrid's rules=long-inexact also
+  // turns the whole long-queue step into the thesis's with exact estimates).
+  const std::string spec = "los:lookahead=3:protect=late-inexact:rules=long";
   ASSERT_EQ(step_keep("los:lookahead=3:protect=late", waited), (std::set<JobId>{2, 3}));
   ASSERT_EQ(step_keep("los:lookahead=3:protect=none", waited), (std::set<JobId>{3, 4}));
   // No job has ended yet: estimates count as inexact, so late applies.
@@ -539,9 +541,50 @@ TEST(LosPolicy, ProtectLateInexactStopsWhileTheEndedJobsRanTheirEstimates) {
             step_keep("los:design=thesis:keep=ties:protect=late:lookahead=3", waited));
 }
 
+TEST(LosPolicy, RulesLongInexactRunsTheThesisSelectionWhileTheEndedJobsRanTheirEstimates) {
+  // 6 units free, extra 2, five jobs behind the blocked head, three of which
+  // fit (the two last never do). `ties`: EASY starts {2, 3}, the thesis's
+  // selection fills all 6 with {2, 4}, and among the sets filling EASY's 5,
+  // {3, 4} has the larger expected slowdown (job 4 has waited 100 s).
+  Snapshot ties = behind_blocked_head(6, {{3, 10}, {2, 10}, {3, 10}, {9, 10}, {9, 10}});
+  ties.queue[3].submit = -100;
+  // `gated`, with C = 2: more jobs fit than the window holds. EASY starts
+  // {2, 4}; the thesis's selection over the window {2, 3} starts job 3.
+  const Snapshot gated = behind_blocked_head(6, {{4, 10}, {6, 10}, {2, 10}, {9, 10}, {9, 10}});
+  // n jobs ended at this step, each after `ran` of its 100 s estimate.
+  auto after_ends = [](Snapshot with, int n, Time ran) {
+    for (int i = 0; i < n; ++i) {
+      with.events.push_back({SnapshotEvent::Kind::Ended, static_cast<JobId>(1000 + i), 1, with.now - ran, 100});
+    }
+    return with;
+  };
+  ASSERT_EQ(step_keep("los:design=thesis", ties), (std::set<JobId>{2, 4}));
+  ASSERT_EQ(step_keep("easy", gated), (std::set<JobId>{2, 4}));
+  ASSERT_EQ(step_keep("los:design=thesis:lookahead=2:rest=easy", gated), (std::set<JobId>{3}));
+  // No job has ended: estimates count as inexact, and the long-queue steps
+  // are the hybrid's: EASY's ties re-decided, and the gate's EASY step.
+  EXPECT_EQ(step_keep("los:lookahead=3", ties), (std::set<JobId>{3, 4}));
+  EXPECT_EQ(step_keep("los:lookahead=2", gated), (std::set<JobId>{2, 4}));
+  // Exact estimates (the average reaches 0.9 after 147 ends): the thesis's
+  // selection on long queues too, the gate included.
+  EXPECT_EQ(step_keep("los:lookahead=3", after_ends(ties, 146, 100)), (std::set<JobId>{3, 4}));
+  EXPECT_EQ(step_keep("los:lookahead=3", after_ends(ties, 147, 100)), (std::set<JobId>{2, 4}));
+  EXPECT_EQ(step_keep("los:lookahead=2", after_ends(gated, 147, 100)), (std::set<JobId>{3}));
+  // Short runs keep the hybrid's steps, however many ended.
+  EXPECT_EQ(step_keep("los:lookahead=3", after_ends(ties, 1000, 50)), (std::set<JobId>{3, 4}));
+  EXPECT_EQ(step_keep("los:lookahead=2", after_ends(gated, 1000, 50)), (std::set<JobId>{2, 4}));
+  // rules=long ignores the estimates.
+  EXPECT_EQ(step_keep("los:lookahead=3:rules=long", after_ends(ties, 147, 100)), (std::set<JobId>{3, 4}));
+  EXPECT_EQ(step_keep("los:lookahead=2:rules=long", after_ends(gated, 147, 100)), (std::set<JobId>{2, 4}));
+  // The average is kept between steps.
+  PolicyPtr p = make_policy("los:lookahead=3");
+  EXPECT_EQ(started(p->step(after_ends(ties, 200, 100))), (std::set<JobId>{2, 4}));
+  EXPECT_EQ(started(p->step(after_ends(ties, 200, 10))), (std::set<JobId>{3, 4}));
+}
+
 TEST(LosPolicy, DesignSetsTheDefaultsOfTheKeysLeftAtAuto) {
   // design=hybrid is gate=fit, keep=ties, protect=late-inexact, rest=easy,
-  // rules=long and the expected slowdown as merit (los, los-maxsd) or as the
+  // rules=long-inexact and the expected slowdown as merit (los, los-maxsd) or as the
   // tie-break among sets with as many jobs (los-maxjobs);
   // design=thesis is the thesis's algorithm. Explicit keys win either way.
   // Whole simulations: the spelled-out design gives the same schedule.
@@ -551,14 +594,15 @@ TEST(LosPolicy, DesignSetsTheDefaultsOfTheKeysLeftAtAuto) {
   }
   const Workload w = test::workload(16, jobs);
   const std::pair<const char*, const char*> same[] = {
-      {"los", "los:design=thesis:gate=fit:keep=ties:protect=late-inexact:rest=easy:rules=long:merit=slowdown"},
+      {"los", "los:design=thesis:gate=fit:keep=ties:protect=late-inexact:rest=easy:rules=long-inexact:merit=slowdown"},
       {"los-maxsd", "los"},
       {"los-maxjobs",
-       "los-maxjobs:design=thesis:gate=fit:keep=ties:protect=late-inexact:rest=easy:rules=long:merit=jobs-slowdown"},
+       "los-maxjobs:design=thesis:gate=fit:keep=ties:protect=late-inexact:rest=easy:rules=long-inexact:"
+       "merit=jobs-slowdown"},
       {"los-maxjobs:design=thesis", "los-maxjobs:gate=none:keep=optimal:protect=none:rest=none:rules=every:merit=jobs"},
       {"los:design=thesis", "los:gate=none:keep=optimal:protect=none:rest=none:rules=every:merit=none"},
       {"los-basic", "los-basic:design=thesis"},
-      {"los:protect=none", "los:design=thesis:gate=fit:keep=ties:rest=easy:rules=long:merit=slowdown"},
+      {"los:protect=none", "los:design=thesis:gate=fit:keep=ties:rest=easy:rules=long-inexact:merit=slowdown"},
   };
   std::size_t differ_from_thesis = 0;
   PolicyPtr thesis = make_policy("los:design=thesis");
