@@ -210,9 +210,20 @@ Snapshot production_snapshot(int waiting = 1000) {
   return s;
 }
 
-void BM_LosProduction_Step(benchmark::State& state, const char* spec, int waiting = 1000) {
+// exact_estimates: before the timed steps the policy sees 200 jobs end exactly
+// at their estimates, so the hybrid's rules=long-inexact counts the estimates
+// as exact and its long-queue step is the thesis's selection with rest=easy.
+void BM_LosProduction_Step(benchmark::State& state, const char* spec, int waiting = 1000,
+                           bool exact_estimates = false) {
   const Snapshot s = production_snapshot(waiting);
   PolicyPtr p = make_policy(spec);
+  if (exact_estimates) {
+    Snapshot ended = s;
+    for (JobId i = 0; i < 200; ++i) {
+      ended.events.push_back({SnapshotEvent::Kind::Ended, 3000000 + i, 1, s.now - 100, 100});
+    }
+    p->step(ended);
+  }
   std::size_t started = 0;
   for (auto _ : state) {
     StepResult r = p->step(s);
@@ -274,6 +285,9 @@ BENCHMARK_CAPTURE(BM_LosProduction_Step, q10k_los_select_queue_c1000,
 BENCHMARK_CAPTURE(BM_LosProduction_Step, q10k_hybrid, "los", 10000)->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_LosProduction_Step, q10k_hybrid_c1000, "los:lookahead=1000", 10000)->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_LosProduction_Step, q10k_hybrid_maxjobs_c1000, "los-maxjobs:lookahead=1000", 10000)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_LosProduction_Step, q10k_hybrid_exact, "los", 10000, true)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_LosProduction_Step, q10k_hybrid_maxjobs_exact, "los-maxjobs", 10000, true)
     ->Unit(benchmark::kMillisecond);
 
 // The whole SDSC-SP2 trace at offered load 0.9 (skipped without the trace).
