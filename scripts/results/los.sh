@@ -12,7 +12,7 @@
 # Usage: scripts/results/los.sh [BUILD_DIR]   (default: build)
 # Needs: a built los-sim, python3, gnuplot, the shared traces in
 # ../shared/traces (or LOS_TRACES=DIR). Runs at most 2 simulations at once
-# (LOS_JOBS to change), under nice. About 30 minutes on the 2-core machine (28 min 38 s measured),
+# (LOS_JOBS to change), under nice. About 70 minutes on the 2-core machine (68 min measured on 2026-11-29),
 # most of it the long-queue grids (1,500 runs, each of every policy).
 set -euo pipefail
 
@@ -142,7 +142,7 @@ done
 # trace at loads 0.5-0.95, ten jittered replicates each; then the hybrid and
 # the thesis's three on the held-out Lublin seeds 4-6.
 longqueue="los,los-maxjobs,los:design=thesis,los-maxjobs:design=thesis,los-maxsd:design=thesis"
-longqueue+=",los:merit=none,los:rules=every,los:protect=none,los:gate=none,los:keep=optimal"
+longqueue+=",los:merit=none,los:rules=every,los:rules=long,los:protect=none,los:gate=none,los:keep=optimal"
 for grid in lublin cirne traces; do
   REPLICATES="$(seq -s ' ' 1 10)" LOS_JOBS="$jobs" "$root/scripts/results/los-issue14.sh" "$grid" "$longqueue" \
     "$data/longqueue" "$build" >/dev/null
