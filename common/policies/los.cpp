@@ -140,7 +140,7 @@ StepResult LosPolicy::step(const Snapshot& snapshot) {
   if (!options_.use_extra) extra = 0;
   if (free_now <= 0) return result;
   const std::size_t window_begin = pos;
-  // rules=long-inexact with exact estimates: the thesis's step, gate included.
+  // rules=long-inexact with exact estimates: the thesis's step, without the gate either.
   const bool exact_step = options_.rules == LosRules::LongInexact && estimate_accuracy_ >= kExactEstimates;
   if (options_.gate != LosGate::None && !exact_step) {
     const auto window = static_cast<std::size_t>(options_.lookahead);

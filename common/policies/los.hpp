@@ -127,7 +127,7 @@ enum class LosExtra { Profile, Thesis };
 // the thesis's selection (keep=optimal, protect=none). LongInexact: Long
 // while the estimates run long (the average of protect=late-inexact below
 // kExactEstimates); with exact estimates every step runs the thesis's
-// selection, gate included (rest still applies). The hybrid design (issue 14,
+// selection, without the gate (rest still applies). The hybrid design (issue 14,
 // docs/los.md): the thesis's selection wins on short queues and, with exact
 // estimates, on long ones; with inexact estimates EASY's set with its ties
 // re-decided is never worse than EASY on long queues.
