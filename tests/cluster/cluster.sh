@@ -394,7 +394,7 @@ EOF
   # Until the plugin has reconnected, its fallback decides: wait for the
   # handover so that a test's jobs are decided by losd from the start.
   if [ -n "${SLURM_CONF:-}" ] && [ -f "$CLUSTER_DIR/slurmctld.log" ]; then
-    wait_log "losd at .* answers again|by=losd" "${LOSD_FROM_LINE:-$(log_lines)}" 15 >/dev/null
+    wait_log "losd at .* answers again: it decides|by=losd" "${LOSD_FROM_LINE:-$(log_lines)}" 15 >/dev/null
   fi
   log "losd up ($policy), pid $LOSD_PID"
 }
