@@ -141,7 +141,7 @@ StepResult LosPolicy::step(const Snapshot& snapshot) {
   if (free_now <= 0) return result;
   const std::size_t window_begin = pos;
   // rules=long-inexact with exact estimates: the thesis's step, without the gate either.
-  const bool exact_step = options_.rules == LosRules::LongInexact && estimate_accuracy_ >= kExactEstimates;
+  const bool exact_step = options_.rules == LosRules::LongInexact && estimates_exact();
   if (options_.gate != LosGate::None && !exact_step) {
     const auto window = static_cast<std::size_t>(options_.lookahead);
     std::size_t counted = 0;
@@ -160,7 +160,8 @@ StepResult LosPolicy::step(const Snapshot& snapshot) {
   }
 
   // A long queue: more jobs wait behind the blocked head than the window
-  // holds. With rules=long a step on a shorter one is the thesis's.
+  // holds. With rules=long (or long-inexact) a step on a shorter one is the
+  // thesis's.
   const bool long_queue = queue.size() - window_begin > static_cast<std::size_t>(options_.lookahead);
   const bool thesis_step = (options_.rules != LosRules::Every && !long_queue) || exact_step;
   const LosKeep keep = thesis_step ? LosKeep::Optimal : options_.keep;
@@ -260,6 +261,8 @@ StepResult LosPolicy::step(const Snapshot& snapshot) {
   return result;
 }
 
+bool LosPolicy::estimates_exact() const { return estimate_accuracy_ >= kExactEstimates; }
+
 const Job* LosPolicy::start_protected_pick(Time now, LosProtect rule, bool long_queue, std::int64_t& free_now,
                                            std::int64_t& extra_left, StepResult& result) {
   // EASY's first pick from the window: the earliest job that can start now.
@@ -268,11 +271,11 @@ const Job* LosPolicy::start_protected_pick(Time now, LosProtect rule, bool long_
   if (i == problem_.jobs.size()) return nullptr;
   const LosCandidate c = problem_.jobs[i];
   const Job* job = candidates_[i];
-  const bool protect =
-      rule == LosProtect::First || (rule == LosProtect::Long && long_queue) ||
-      (rule == LosProtect::Extra && c.ssize > 0) || (rule == LosProtect::Once && passed_over_.count(job->id) > 0) ||
-      ((rule == LosProtect::Late || (rule == LosProtect::LateInexact && estimate_accuracy_ < kExactEstimates)) &&
-       now - job->submit >= planned_duration(job->estimate));
+  const bool protect = rule == LosProtect::First || (rule == LosProtect::Long && long_queue) ||
+                       (rule == LosProtect::Extra && c.ssize > 0) ||
+                       (rule == LosProtect::Once && passed_over_.count(job->id) > 0) ||
+                       ((rule == LosProtect::Late || (rule == LosProtect::LateInexact && !estimates_exact())) &&
+                        now - job->submit >= planned_duration(job->estimate));
   if (!protect) return rule == LosProtect::Once ? job : nullptr;
   start_now(*job, now, result);
   free_now -= c.size;

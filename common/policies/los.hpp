@@ -188,6 +188,8 @@ class LosPolicy final : public Policy {
   // time / estimate (at most 1) over the jobs that ended, weight
   // kEstimateAccuracyWeight; 0 (run long) until jobs end.
   double estimate_accuracy_ = 0;
+  // The average above says the estimates are exact (at least kExactEstimates).
+  bool estimates_exact() const;
 };
 
 // protect=late-inexact, rules=long-inexact: estimates count as exact while the average above is
