@@ -4,9 +4,12 @@
 #include <unistd.h>
 
 #include <exception>
+#include <memory>
 #include <utility>
 
 #include <boost/asio/post.hpp>
+
+#include "policy/registry.hpp"
 
 namespace los::daemon {
 
@@ -55,12 +58,25 @@ void ForecastCache::request(const PartitionScheduler& sched, const ForecastOptio
   if (computing) return;
   entry.epoch = epoch;
   entry.ready = false;
-  asio::post(worker_, [this, name, epoch, snapshot = *sched.last(), spec = sched.policy_name(), options]() {
+  // The replay's policy is made here, on the loop, where the live policy
+  // can hand it its history (what it learned from ended jobs) safely.
+  std::shared_ptr<Policy> fresh;
+  std::string spec_error;
+  try {
+    fresh = make_policy(sched.policy_name(), options.mode);
+    sched.policy().copy_history_to(*fresh);
+  } catch (const std::exception& e) {
+    spec_error = e.what();
+  }
+  asio::post(worker_, [this, name, epoch, snapshot = *sched.last(), fresh = std::move(fresh),
+                       spec_error = std::move(spec_error), options]() {
     std::unordered_map<JobId, Time> result;
-    std::string error;
+    std::string error = spec_error;
     try {
-      const std::vector<Time> starts = forecast_starts(snapshot, spec, options);
-      for (std::size_t i = 0; i < starts.size(); ++i) result[snapshot.queue[i].id] = starts[i];
+      if (fresh) {
+        const std::vector<Time> starts = forecast_starts(snapshot, *fresh, options);
+        for (std::size_t i = 0; i < starts.size(); ++i) result[snapshot.queue[i].id] = starts[i];
+      }
     } catch (const std::exception& e) {
       error = e.what();
     }

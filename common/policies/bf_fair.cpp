@@ -23,6 +23,22 @@ void BfFairPolicy::finish(JobId id, Time start, int size, Time now) {
   seen_.erase(it);
 }
 
+void BfFairPolicy::copy_history_to(Policy& fresh) const {
+  auto* fair = dynamic_cast<BfFairPolicy*>(&fresh);
+  if (fair == nullptr) return;
+  fair->users_ = users_;
+  // Live, running_ lists the last step's running jobs; in a simulation every
+  // job seen is copied (a test's instance, small).
+  if (live_) {
+    for (const Running& r : running_) {
+      const auto it = seen_.find(r.id);
+      if (it != seen_.end()) fair->seen_.insert(*it);
+    }
+  } else {
+    fair->seen_ = seen_;
+  }
+}
+
 StepResult BfFairPolicy::step(const Snapshot& snapshot) {
   const Time now = snapshot.now;
   for (const Job& j : snapshot.queue) seen_.try_emplace(j.id, Seen{j.user, j.submit});

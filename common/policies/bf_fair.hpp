@@ -29,6 +29,9 @@ class BfFairPolicy final : public Policy {
   explicit BfFairPolicy(RunMode mode = RunMode::Simulation) : live_(mode == RunMode::Live) {}
   std::string name() const override { return "bf-fair"; }
   StepResult step(const Snapshot& snapshot) override;
+  // The per-user totals, and who submitted the running jobs and when (their
+  // ends in a forecast's replay count for their users).
+  void copy_history_to(Policy& fresh) const override;
 
   // NUWT of a user from its finished jobs; 0 for a user without one.
   double user_nuwt(int user) const;

@@ -263,6 +263,13 @@ StepResult LosPolicy::step(const Snapshot& snapshot) {
 
 bool LosPolicy::estimates_exact() const { return estimate_accuracy_ >= kExactEstimates; }
 
+void LosPolicy::copy_history_to(Policy& fresh) const {
+  auto* los = dynamic_cast<LosPolicy*>(&fresh);
+  if (los == nullptr) return;
+  los->estimate_accuracy_ = estimate_accuracy_;
+  los->passed_over_ = passed_over_;
+}
+
 const Job* LosPolicy::start_protected_pick(Time now, LosProtect rule, bool long_queue, std::int64_t& free_now,
                                            std::int64_t& extra_left, StepResult& result) {
   // EASY's first pick from the window: the earliest job that can start now.

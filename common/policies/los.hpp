@@ -158,8 +158,12 @@ class LosPolicy final : public Policy {
   StepResult step(const Snapshot& snapshot) override;
   std::vector<PlannedStart> reservations() const override;
   const Planner* plan() const override { return &profile_.planner(); }
+  // The estimate accuracy and protect=once's passed-over picks.
+  void copy_history_to(Policy& fresh) const override;
 
   const LosOptions& options() const { return options_; }
+  // The average run time / estimate of the jobs that ended (below).
+  double estimate_accuracy() const { return estimate_accuracy_; }
 
  private:
   void start_now(const Job& job, Time now, StepResult& result);

@@ -104,6 +104,14 @@ class Policy {
   // The policy's availability profile after the last step (running jobs and
   // reservations), or nullptr if it keeps none.
   virtual const Planner* plan() const { return nullptr; }
+
+  // Hands `fresh`, a new instance of the same spec that has not stepped, what
+  // this policy learned from the jobs it saw end and no snapshot holds
+  // (bf-fair's per-user totals, LOS's estimate accuracy), so that a start
+  // forecast replays the queue with the live policy's history, not a blank
+  // one. Nothing by default: the other policies rebuild all they keep from
+  // a snapshot.
+  virtual void copy_history_to(Policy& /*fresh*/) const {}
 };
 
 using PolicyPtr = std::unique_ptr<Policy>;

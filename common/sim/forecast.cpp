@@ -25,7 +25,11 @@ std::string what(const Policy& policy, Time now, JobId id) {
 
 std::vector<Time> forecast_starts(const Snapshot& snapshot, const std::string& policy_spec,
                                   const ForecastOptions& options) {
-  PolicyPtr policy = make_policy(policy_spec, options.mode);
+  const PolicyPtr policy = make_policy(policy_spec, options.mode);
+  return forecast_starts(snapshot, *policy, options);
+}
+
+std::vector<Time> forecast_starts(const Snapshot& snapshot, Policy& policy, const ForecastOptions& options) {
   std::vector<Time> starts(snapshot.queue.size(), kTimeInfinity);
   std::unordered_map<JobId, std::size_t> slot;  // queue index in the caller's snapshot
   slot.reserve(snapshot.queue.size());
@@ -33,7 +37,7 @@ std::vector<Time> forecast_starts(const Snapshot& snapshot, const std::string& p
 
   Snapshot s = snapshot;
   s.events.clear();
-  begin_from_snapshot(s, *policy);
+  begin_from_snapshot(s, policy);
   std::unordered_map<JobId, Progress> progress;
   std::set<std::pair<Time, JobId>> ends;
   for (const RunningJob& r : s.running) {
@@ -52,7 +56,7 @@ std::vector<Time> forecast_starts(const Snapshot& snapshot, const std::string& p
                                              std::chrono::duration<double>(options.max_seconds));
   for (std::size_t step = 0; step < options.max_steps && !s.queue.empty(); ++step) {
     if (std::chrono::steady_clock::now() > deadline) break;
-    const StepResult result = policy->step(s);
+    const StepResult result = policy.step(s);
     s.events.clear();
     s.resync = false;
     bool started = false;
@@ -61,10 +65,10 @@ std::vector<Time> forecast_starts(const Snapshot& snapshot, const std::string& p
         case Decision::Kind::Start: {
           const auto it = std::find_if(s.queue.begin(), s.queue.end(), [&](const Job& j) { return j.id == d.job; });
           if (it == s.queue.end() || it->size < 0) {
-            throw std::logic_error(what(*policy, s.now, d.job) + ": start of a job not waiting");
+            throw std::logic_error(what(policy, s.now, d.job) + ": start of a job not waiting");
           }
           if (it->size > s.free_units) {
-            throw std::logic_error(what(*policy, s.now, d.job) + ": start needs " + std::to_string(it->size) +
+            throw std::logic_error(what(policy, s.now, d.job) + ": start needs " + std::to_string(it->size) +
                                    " units, " + std::to_string(s.free_units) + " free");
           }
           const auto at = slot.find(d.job);
@@ -88,7 +92,7 @@ std::vector<Time> forecast_starts(const Snapshot& snapshot, const std::string& p
         case Decision::Kind::Requeue: {
           const auto run =
               std::find_if(s.running.begin(), s.running.end(), [&](const RunningJob& r) { return r.job.id == d.job; });
-          if (run == s.running.end()) throw std::logic_error(what(*policy, s.now, d.job) + ": job is not running");
+          if (run == s.running.end()) throw std::logic_error(what(policy, s.now, d.job) + ": job is not running");
           Progress& p = progress.at(d.job);
           const int size = run->job.size;
           if (d.kind == Decision::Kind::Suspend && !p.suspended) {
@@ -99,7 +103,7 @@ std::vector<Time> forecast_starts(const Snapshot& snapshot, const std::string& p
             s.free_units += size;
             s.events.push_back({Kind::Suspended, d.job, size, run->start, run->job.estimate});
           } else if (d.kind == Decision::Kind::Resume && p.suspended) {
-            if (size > s.free_units) throw std::logic_error(what(*policy, s.now, d.job) + ": resume does not fit");
+            if (size > s.free_units) throw std::logic_error(what(policy, s.now, d.job) + ": resume does not fit");
             p.end = s.now + p.remaining + d.overhead;
             p.suspended = false;
             run->suspended = false;

@@ -1,8 +1,9 @@
 // Predicted start times of waiting jobs under a policy ("squeue --start", but
 // from the policy that actually schedules the partition).
 //
-// A fresh instance of the policy is stepped forward from the snapshot, in a
-// small event loop of its own: running jobs end at their limit, every started
+// A fresh instance of the policy (with the live policy's history, when losd
+// forecasts: Policy::copy_history_to) is stepped forward from the snapshot,
+// in a small event loop of its own: running jobs end at their limit, every started
 // job runs for its whole limit, nothing new arrives. The start time each
 // waiting job gets in that replay is its prediction. Like Slurm's own
 // estimate it is exact only if everything runs to its limit and nothing
@@ -39,5 +40,11 @@ struct ForecastOptions {
 // and std::logic_error if the policy starts more than fits.
 std::vector<Time> forecast_starts(const Snapshot& snapshot, const std::string& policy_spec,
                                   const ForecastOptions& options = {});
+
+// The same with a policy instance that has not stepped yet, made with
+// options.mode (losd hands it the live policy's history first:
+// Policy::copy_history_to). It is stepped forward and left in the replay's
+// last state.
+std::vector<Time> forecast_starts(const Snapshot& snapshot, Policy& policy, const ForecastOptions& options = {});
 
 }  // namespace los

@@ -621,6 +621,53 @@ TEST(LosdQueries, StatusPlanAndPredictedStartsFromTheRunningPolicy) {
   }
 }
 
+// STARTS replays the queue with what the live policy learned: under bf-fair,
+// user 7's finished job waited 1,000 s, user 5 has none, so user 7's next
+// job goes first though user 5 submitted earlier, and user 5's job is
+// predicted after it. A replay from a blank policy (no finished jobs) would
+// predict queue order: user 5's job at once.
+TEST(LosdQueries, PredictedStartsKeepWhatTheLivePolicyLearned) {
+  test::LosdProcess losd(kLosd, "default_policy: bf-fair\n");
+  Client plugin(losd.plugin_socket());
+  plugin.hello("plugin");
+  Client q(losd.query_socket());
+  q.hello("losctl");
+  FakeCluster cluster(16);
+  Snapshot s;
+  s.total_units = 16;
+  s.free_units = 16;
+  s.now = 1000;
+  s.queue = {test::job(1, 0, 16, 100)};
+  s.queue[0].user = 7;
+  auto step = [&](std::uint64_t seq) {
+    std::vector<JobId> started;
+    const auto d = protocol::decode_decisions(plugin.request(protocol::encode(cluster.snapshot(s, seq))).payload);
+    for (const protocol::WireDecision& x : d.decisions) {
+      EXPECT_TRUE(cluster.place(x.job, x.nodes)) << "job " << x.job;
+      started.push_back(x.job);
+    }
+    return started;
+  };
+  ASSERT_EQ(step(1), (std::vector<JobId>{1}));
+  ASSERT_TRUE(start_waiting(s, 1));
+  s.free_units = 0;
+  ASSERT_TRUE(step(2).empty());
+  s.now = 1100;  // job 1 ended after its 100 s
+  s.running.clear();
+  s.free_units = 16;
+  s.queue = {test::job(2, 1050, 16, 100), test::job(3, 1060, 16, 100)};
+  s.queue[0].user = 5;
+  s.queue[1].user = 7;
+  ASSERT_EQ(step(3), (std::vector<JobId>{3}));
+  std::unordered_map<JobId, Time> predicted;
+  for (const auto& p : protocol::decode_starts(q.request(protocol::encode_query_starts("sim")).payload)) {
+    predicted[p.job] = p.start;
+  }
+  EXPECT_EQ(predicted[3], 1100);
+  EXPECT_EQ(predicted[2], 1200) << "a blank policy's replay predicts 1100";
+  EXPECT_TRUE(losd.alive());
+}
+
 // A partition (or reservation view "batch@R1") the plugin no longer sends is
 // dropped: STATUS, PLAN and STARTS forget it, and one log line says so.
 TEST(LosdQueries, PartitionsThatLeaveTheSnapshotAreDropped) {

@@ -13,6 +13,7 @@
 
 #include "policies/los_dp.hpp"
 #include "policy/registry.hpp"
+#include "sim/forecast.hpp"
 #include "sim/invariants.hpp"
 #include "test_support.hpp"
 
@@ -580,6 +581,39 @@ TEST(LosPolicy, RulesLongInexactRunsTheThesisSelectionWhileTheEndedJobsRanTheirE
   PolicyPtr p = make_policy("los:lookahead=3");
   EXPECT_EQ(started(p->step(after_ends(ties, 200, 100))), (std::set<JobId>{2, 4}));
   EXPECT_EQ(started(p->step(after_ends(ties, 200, 10))), (std::set<JobId>{3, 4}));
+}
+
+TEST(LosPolicy, AForecastReplaysWithTheEstimateAccuracyTheLivePolicyLearned) {
+  // The `ties` step of the test above: with exact estimates the hybrid
+  // starts {2, 4}, while no job has ended {3, 4}. A policy that saw 200 jobs
+  // run their estimates hands its average to a forecast's fresh instance,
+  // whose replay then starts job 2 at once; a blank one would predict job 3.
+  Snapshot ties = behind_blocked_head(6, {{3, 10}, {2, 10}, {3, 10}, {9, 10}, {9, 10}});
+  ties.queue[3].submit = -100;
+  Snapshot seen = ties;
+  for (int i = 0; i < 200; ++i) {
+    seen.events.push_back({SnapshotEvent::Kind::Ended, static_cast<JobId>(1000 + i), 1, seen.now - 100, 100});
+  }
+  PolicyPtr live = make_policy("los:lookahead=3");
+  ASSERT_EQ(started(live->step(seen)), (std::set<JobId>{2, 4}));
+  EXPECT_GE(dynamic_cast<const LosPolicy&>(*live).estimate_accuracy(), kExactEstimates);
+
+  PolicyPtr blank = make_policy("los:lookahead=3");
+  const std::vector<Time> blank_starts = forecast_starts(ties, *blank);
+  EXPECT_GT(blank_starts[1], 0) << "job 2";
+  EXPECT_EQ(blank_starts[2], 0) << "job 3";
+  PolicyPtr fresh = make_policy("los:lookahead=3");
+  live->copy_history_to(*fresh);
+  EXPECT_EQ(dynamic_cast<const LosPolicy&>(*fresh).estimate_accuracy(),
+            dynamic_cast<const LosPolicy&>(*live).estimate_accuracy());
+  const std::vector<Time> starts = forecast_starts(ties, *fresh);
+  EXPECT_EQ(starts[1], 0) << "job 2";
+  EXPECT_GT(starts[2], 0) << "job 3";
+  EXPECT_EQ(starts[3], 0) << "job 4";
+  // Another policy's instance takes nothing (and nothing breaks).
+  PolicyPtr easy = make_policy("easy");
+  live->copy_history_to(*easy);
+  EXPECT_EQ(forecast_starts(ties, *easy), forecast_starts(ties, "easy"));
 }
 
 TEST(LosPolicy, DesignSetsTheDefaultsOfTheKeysLeftAtAuto) {
