@@ -12,7 +12,7 @@
 # Usage: scripts/results/los.sh [BUILD_DIR]   (default: build)
 # Needs: a built los-sim, python3, gnuplot, the shared traces in
 # ../shared/traces (or LOS_TRACES=DIR). Runs at most 2 simulations at once
-# (LOS_JOBS to change), under nice. About 70 minutes on the 2-core machine (68 min measured on 2026-11-29),
+# (LOS_JOBS to change), under nice. About 70-80 minutes on the 2-core machine (68 and 78 min measured on 2026-11-29),
 # most of it the long-queue grids (1,500 runs, each of every policy).
 set -euo pipefail
 

@@ -387,9 +387,12 @@ def long_queue_section(md, data_dir):
         return text[text.index("across replicates"):]
 
     md.append("## Long queues: the hybrid design against EASY and the thesis (issue 14)\n")
-    md.append("`los` is the hybrid design (docs/los.md, \"The hybrid design\"): on a queue longer than the window "
-              "EASY's step whose ties the selection re-decides by expected slowdown, the thesis's selection on a "
-              "shorter one; `los:design=thesis` is the thesis's algorithm (everywhere else on this page `los`). "
+    md.append("`los` is the hybrid design (docs/los.md, \"The hybrid design\"): while the ended jobs ran less "
+              "than 0.9 of their estimates on average, on a queue longer than the window EASY's step whose ties the "
+              "selection re-decides by expected slowdown, the thesis's selection on a shorter one; while they ran "
+              "their estimates, the thesis's selection on every step (`rules=long-inexact`; `los:rules=long` is the "
+              "first rule alone); in both, EASY over the jobs past the window (`rest=easy`). "
+              "`los:design=thesis` is the thesis's algorithm (everywhere else on this page `los`). "
               "Every workload runs ten times, each a replicate with its submit times jittered "
               "(`los-sim --jitter 60 --jitter-seed N`, N = 1 … 10; docs/simulator.md, \"Replicates\"); a cell is "
               "the mean over the replicates of EASY − policy mean bounded slowdown with a 90 % Student-t interval "
