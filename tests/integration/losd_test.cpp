@@ -633,12 +633,7 @@ TEST(LosdQueries, PredictedStartsKeepWhatTheLivePolicyLearned) {
   Client q(losd.query_socket());
   q.hello("losctl");
   FakeCluster cluster(16);
-  Snapshot s;
-  s.total_units = 16;
-  s.free_units = 16;
-  s.now = 1000;
-  s.queue = {test::job(1, 0, 16, 100)};
-  s.queue[0].user = 7;
+  Snapshot s = test::idle_partition(16, 1000, {test::job(1, 0, 16, 100, -1, 7)});
   auto step = [&](std::uint64_t seq) {
     std::vector<JobId> started;
     const auto d = protocol::decode_decisions(plugin.request(protocol::encode(cluster.snapshot(s, seq))).payload);
@@ -655,9 +650,7 @@ TEST(LosdQueries, PredictedStartsKeepWhatTheLivePolicyLearned) {
   s.now = 1100;  // job 1 ended after its 100 s
   s.running.clear();
   s.free_units = 16;
-  s.queue = {test::job(2, 1050, 16, 100), test::job(3, 1060, 16, 100)};
-  s.queue[0].user = 5;
-  s.queue[1].user = 7;
+  s.queue = {test::job(2, 1050, 16, 100, -1, 5), test::job(3, 1060, 16, 100, -1, 7)};
   ASSERT_EQ(step(3), (std::vector<JobId>{3}));
   std::unordered_map<JobId, Time> predicted;
   for (const auto& p : protocol::decode_starts(q.request(protocol::encode_query_starts("sim")).payload)) {

@@ -30,6 +30,15 @@ Job job(JobId id, Time submit, int size, Time estimate, Time runtime, int user) 
   return j;
 }
 
+Snapshot idle_partition(int units, Time now, std::vector<Job> queue) {
+  Snapshot s;
+  s.now = now;
+  s.total_units = units;
+  s.free_units = units;
+  s.queue = std::move(queue);
+  return s;
+}
+
 Workload workload(int units, std::vector<Job> jobs) {
   Workload w;
   w.source = "test";

@@ -17,6 +17,10 @@ Job job(JobId id, Time submit, int size, Time estimate, Time runtime = -1, int u
 // A workload of `units` units holding `jobs` (sorted by submit here).
 Workload workload(int units, std::vector<Job> jobs);
 
+// A snapshot at `now` of a partition of `units` units with nothing running
+// and `queue` waiting.
+Snapshot idle_partition(int units, Time now, std::vector<Job> queue);
+
 // Path of a shared trace, or "" when ../shared/traces is absent (tests skip then).
 // With LOS_TEST_TRACE_JOBS=N in the environment (the sanitizer builds of
 // scripts/test-hardening.sh), a plain-text copy of the trace's header and its

@@ -46,20 +46,13 @@ TEST(Forecast, BfFairReplaysWithTheUsersTotalsTheLivePolicyLearned) {
   // Their next jobs each need the whole machine: BF-FAIR starts user 7's
   // first (the higher normalized wait), though user 5's was submitted first.
   // A forecast from a blank instance would see no history: queue order.
-  Snapshot first;
-  first.now = 1000;
-  first.total_units = 16;
-  first.free_units = 16;
-  first.queue = {test::job(1, 0, 16, 100)};
-  first.queue[0].user = 7;
+  const Snapshot first = test::idle_partition(16, 1000, {test::job(1, 0, 16, 100, -1, 7)});
   PolicyPtr live = make_policy("bf-fair");
   ASSERT_EQ(live->step(first).decisions.size(), 1U);
   Snapshot later = first;
   later.now = 1100;
   later.events = {{SnapshotEvent::Kind::Ended, 1, 16, 1000, 100}};
-  later.queue = {test::job(2, 1050, 16, 100), test::job(3, 1060, 16, 100)};
-  later.queue[0].user = 5;
-  later.queue[1].user = 7;
+  later.queue = {test::job(2, 1050, 16, 100, -1, 5), test::job(3, 1060, 16, 100, -1, 7)};
   const StepResult step = live->step(later);
   ASSERT_EQ(step.decisions.size(), 1U);
   EXPECT_EQ(step.decisions[0].job, 3);
