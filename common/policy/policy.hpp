@@ -109,8 +109,9 @@ class Policy {
   // this policy learned from the jobs it saw end and no snapshot holds
   // (bf-fair's per-user totals, LOS's estimate accuracy), so that a start
   // forecast replays the queue with the live policy's history, not a blank
-  // one. Nothing by default: the other policies rebuild all they keep from
-  // a snapshot.
+  // one. Nothing by default: the other policies rebuild what they keep from
+  // a snapshot, except tabu's fairness totals, whose finished jobs' share is
+  // not separated from the plan's yet (its forecasts start without them).
   virtual void copy_history_to(Policy& /*fresh*/) const {}
 };
 
