@@ -394,7 +394,7 @@ EOF
   # Until the plugin has reconnected, its fallback decides: wait for the
   # handover so that a test's jobs are decided by losd from the start.
   if [ -n "${SLURM_CONF:-}" ] && [ -f "$CLUSTER_DIR/slurmctld.log" ]; then
-    wait_log "losd at .* answers again: it decides|by=losd" "${LOSD_FROM_LINE:-$(log_lines)}" 15 >/dev/null
+    wait_log "$LOSD_HANDOVER_RE|by=losd" "${LOSD_FROM_LINE:-$(log_lines)}" 15 >/dev/null
   fi
   log "losd up ($policy), pid $LOSD_PID"
 }
@@ -543,6 +543,11 @@ for x in range(len(ids)):
 PY
 ) || fail "$out"
 }
+
+# The plugin's handover line, logged when losd answers after a time without
+# it (plugin/cycle.c). Only this one: its error line, "... unusable (...):
+# scheduling by the '...' fallback until it answers again", comes first.
+LOSD_HANDOVER_RE="losd at .* answers again: it decides"
 
 # Waits until the slurmctld log has a line matching REGEX after line FROM;
 # prints its line number.

@@ -29,7 +29,7 @@ log "after the kill the easy fallback started jobs (log line $n)"
 sleep 4  # let the fallback run the cluster for a while
 before_restart=$(log_lines)
 losd_start easy
-n=$(wait_log "losd at .* answers again: it decides" "$before_restart" 30)
+n=$(wait_log "$LOSD_HANDOVER_RE" "$before_restart" 30)
 n=$(wait_log "by=losd .*started=[1-9]" "$n" 60)
 log "after the restart losd started jobs again (log line $n)"
 kill -STOP "$LOSD_PID"
@@ -41,7 +41,7 @@ sed -n "$((frozen_at + 1)),${n}p" "$CLUSTER_DIR/slurmctld.log" | grep -q "no ans
 sleep 3
 thawed_at=$(log_lines)
 kill -CONT "$LOSD_PID"
-n=$(wait_log "losd at .* answers again: it decides" "$thawed_at" 30)
+n=$(wait_log "$LOSD_HANDOVER_RE" "$thawed_at" 30)
 n=$(wait_log "by=losd .*started=[1-9]" "$n" 60)
 log "losd thawed: it started jobs again (log line $n)"
 wait_all_done $((240 + jobs))

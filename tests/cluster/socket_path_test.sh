@@ -44,7 +44,7 @@ kill -STOP "$LOSD_PID"
 frozen_at=$(log_lines)
 n=$(wait_log "by=easy .*started=[1-9]" "$frozen_at" 30)
 kill -CONT "$LOSD_PID"
-n=$(wait_log "losd at .* answers again: it decides" "$n" 30)
+n=$(wait_log "$LOSD_HANDOVER_RE" "$n" 30)
 n=$(wait_log "by=losd .*started=[1-9]" "$n" 60)
 log "2. after a freeze the plugin reconnected through the rebound path (log line $n)"
 
@@ -59,7 +59,7 @@ errors=$(tail -n +"$((gone_at + 1))" "$CLUSTER_DIR/slurmctld.log" | grep -c "unu
 [ "$errors" -eq 1 ] || fail "$errors error lines for one episode without losd (expected 1)"
 back_at=$(log_lines)
 losd_start easy
-n=$(wait_log "losd at .* answers again: it decides" "$back_at" 30)
+n=$(wait_log "$LOSD_HANDOVER_RE" "$back_at" 30)
 n=$(wait_log "by=losd .*started=[1-9]" "$n" 60)
 log "3. path absent: the fallback decided (one error line); losd back: it decides again (log line $n)"
 wait_all_done 240
